@@ -1,0 +1,150 @@
+//! The model of an annotated fn: what each parameter is, what it returns, which attributes
+//! go where. Holds references to the original syntax so that errors point at it.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, Ident, ItemFn, Pat, Type};
+
+use crate::attr::{self, ErrorsAttr, ToolAttr};
+use crate::ctxt::Ctxt;
+
+pub(crate) struct Tool<'a> {
+    pub(crate) original: &'a ItemFn,
+    pub(crate) attr: ToolAttr,
+    pub(crate) errors: Vec<ErrorsAttr>,
+    /// Attributes of the fn other than `#[errors]`, kept on the handler (docs included).
+    pub(crate) kept_attrs: Vec<&'a Attribute>,
+    pub(crate) docs: Option<String>,
+    pub(crate) params: Vec<Param<'a>>,
+    pub(crate) ret: Ret,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParamKind {
+    /// A by-value parameter: one property of the input object.
+    Arg,
+    /// `#[input]`: the whole input object.
+    Input,
+    /// A by-reference parameter (`&Ctx<R>`): injected by the runtime.
+    Context,
+}
+
+pub(crate) struct Param<'a> {
+    pub(crate) original: &'a syn::PatType,
+    pub(crate) kind: ParamKind,
+    /// The binding (`ids`), when the pattern is a plain identifier.
+    pub(crate) ident: Option<Ident>,
+    /// The argument type, or for a context parameter the referenced type (`Ctx<R>`).
+    pub(crate) ty: Type,
+    /// `///`, `#[serde]` and `#[schemars]`: they describe the property, so they move to the
+    /// generated field.
+    pub(crate) field_attrs: Vec<&'a Attribute>,
+    /// Every other attribute stays on the handler's parameter.
+    pub(crate) kept_attrs: Vec<&'a Attribute>,
+    /// The `#[input]` marker, for spans.
+    pub(crate) input_marker: Option<Span>,
+}
+
+/// What the fn returns: `T`, or `Result<T, E>` (a path whose last segment is `Result`,
+/// which includes aliases such as `anyhow::Result<T>`).
+pub(crate) struct Ret {
+    /// The success type (`()` when the fn returns nothing).
+    pub(crate) ok: Type,
+    pub(crate) is_result: bool,
+    pub(crate) span: Span,
+}
+
+pub(crate) fn from_syn<'a>(cx: &Ctxt, args: proc_macro2::TokenStream, item: &'a ItemFn) -> Tool<'a> {
+    let attr = attr::parse_tool_attr(cx, args);
+    let mut errors = Vec::new();
+    let mut kept_attrs = Vec::new();
+    for a in &item.attrs {
+        if a.path().is_ident("errors") {
+            errors.push(attr::parse_errors_attr(cx, a));
+        } else if a.path().is_ident("tool") {
+            cx.error_spanned_by(a, "`#[tool]` is applied twice; keep one and merge their keys");
+        } else {
+            kept_attrs.push(a);
+        }
+    }
+    let params = item.sig.inputs.iter().filter_map(|arg| param(cx, arg)).collect();
+    Tool {
+        original: item,
+        attr,
+        errors,
+        kept_attrs,
+        docs: crate::text::doc_text(&item.attrs),
+        params,
+        ret: ret(&item.sig.output),
+    }
+}
+
+fn param<'a>(cx: &Ctxt, arg: &'a FnArg) -> Option<Param<'a>> {
+    let pat_type = match arg {
+        FnArg::Receiver(r) => {
+            cx.error_spanned_by(
+                r,
+                "`#[tool]` goes on a free fn, not a method; share state with `Server::builder(..).state(value)` and read it with `ctx.state::<T>()`",
+            );
+            return None;
+        }
+        FnArg::Typed(t) => t,
+    };
+    let mut field_attrs = Vec::new();
+    let mut kept_attrs = Vec::new();
+    let mut input_marker = None;
+    for a in &pat_type.attrs {
+        if a.path().is_ident("input") {
+            if !matches!(a.meta, syn::Meta::Path(_)) {
+                cx.error_spanned_by(a, "`#[input]` takes no arguments");
+            }
+            input_marker = Some(a.span());
+        } else if a.path().is_ident("doc") || a.path().is_ident("serde") || a.path().is_ident("schemars") {
+            field_attrs.push(a);
+        } else {
+            kept_attrs.push(a);
+        }
+    }
+    let ident = match &*pat_type.pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.clone()),
+        _ => None,
+    };
+    let (kind, ty) = match &*pat_type.ty {
+        Type::Reference(r) => {
+            if let Some(m) = input_marker {
+                cx.error_at(m, "`#[input]` marks a by-value parameter; take the input struct by value");
+            }
+            if r.mutability.is_some() {
+                cx.error_spanned_by(r, "the context parameter is shared: take it as `&Ctx<..>`, not `&mut`");
+            }
+            (ParamKind::Context, (*r.elem).clone())
+        }
+        ty => {
+            let kind = if input_marker.is_some() { ParamKind::Input } else { ParamKind::Arg };
+            if kind == ParamKind::Arg && ident.is_none() {
+                cx.error_spanned_by(
+                    &pat_type.pat,
+                    "a `#[tool]` argument is named after its binding: use a plain identifier here, or mark a struct parameter `#[input]` to destructure it",
+                );
+            }
+            (kind, ty.clone())
+        }
+    };
+    Some(Param { original: pat_type, kind, ident, ty, field_attrs, kept_attrs, input_marker })
+}
+
+fn ret(output: &syn::ReturnType) -> Ret {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return Ret { ok: syn::parse_quote!(()), is_result: false, span: output.span() };
+    };
+    if let Type::Path(p) = &**ty
+        && p.qself.is_none()
+        && let Some(last) = p.path.segments.last()
+        && last.ident == "Result"
+        && let syn::PathArguments::AngleBracketed(args) = &last.arguments
+        && let Some(syn::GenericArgument::Type(ok)) = args.args.first()
+    {
+        return Ret { ok: ok.clone(), is_result: true, span: ty.span() };
+    }
+    Ret { ok: (**ty).clone(), is_result: false, span: ty.span() }
+}

@@ -1,0 +1,86 @@
+//! `#[contract]`: one set of failure modes declared on an enum and shared by several tools
+//! and the services they call.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{ItemEnum, LitStr};
+
+use crate::attr;
+use crate::ctxt::Ctxt;
+use crate::text::snake_case;
+
+pub(crate) fn expand(args: TokenStream, mut item: ItemEnum) -> TokenStream {
+    let cx = Ctxt::new();
+    let krate = if args.is_empty() {
+        quote!(::mcp_runtime)
+    } else {
+        match syn::parse2::<CrateArg>(args) {
+            Ok(CrateArg(path)) => quote!(#path),
+            Err(e) => {
+                cx.syn_error(e);
+                quote!(::mcp_runtime)
+            }
+        }
+    };
+    let mut entries = Vec::new();
+    for variant in &mut item.variants {
+        if !matches!(variant.fields, syn::Fields::Unit) {
+            cx.error_spanned_by(&variant.fields, "a `#[contract]` variant names a failure reason and carries no fields; attach data at the throw site with `.data(..)`");
+        }
+        if let Some((_, d)) = &variant.discriminant {
+            cx.error_spanned_by(d, "a `#[contract]` variant takes no discriminant: the variant's position indexes the contract table");
+        }
+        let (errors, rest): (Vec<_>, Vec<_>) = variant.attrs.drain(..).partition(|a| a.path().is_ident("errors"));
+        variant.attrs = rest;
+        let mut attrs: Vec<_> = errors.iter().map(|a| attr::parse_errors_attr(&cx, a)).collect();
+        if attrs.len() != 1 {
+            cx.error_spanned_by(&variant.ident, "each `#[contract]` variant takes exactly one `#[errors(code = .., when = \"..\", recovery = \"..\")]`");
+            continue;
+        }
+        let mut e = attrs.remove(0);
+        let reason = e.reason.get_or_insert_with(|| LitStr::new(&snake_case(&variant.ident.to_string()), variant.ident.span())).clone();
+        crate::validate::error_entry(&cx, &e);
+        entries.push((variant.ident.clone(), reason, e));
+    }
+    let check = cx.check();
+    let ident = &item.ident;
+    let table = entries.iter().map(|(_, reason, e)| crate::expand::entry_tokens(&krate, reason, e));
+    let arms = entries.iter().map(|(v, reason, _)| quote!(Self::#v => #reason));
+    let errors = check.err().map(|e| e.to_compile_error());
+    quote! {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #item
+
+        impl #ident {
+            /// The reason string sent in `data.reason`.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    #(#arms,)*
+                }
+            }
+        }
+
+        impl #krate::Contract for #ident {
+            const ENTRIES: &'static [#krate::ContractEntry] = &[#(#table,)*];
+
+            fn entry(self) -> &'static #krate::ContractEntry {
+                // Variants are declared in table order.
+                &Self::ENTRIES[self as usize]
+            }
+        }
+
+        #errors
+    }
+}
+
+/// `#[contract(crate = path)]`.
+struct CrateArg(syn::Path);
+
+impl syn::parse::Parse for CrateArg {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+        let key: syn::Token![crate] = input.parse()?;
+        let _ = key;
+        input.parse::<syn::Token![=]>()?;
+        Ok(CrateArg(input.parse()?))
+    }
+}

@@ -1,0 +1,94 @@
+//! Small text helpers: case conversion, edit distance, doc comments.
+
+/// `fetch_items` → `FetchItems`; `no_match` → `NoMatch`.
+pub(crate) fn pascal_case(snake: &str) -> String {
+    snake
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// `NoSuchNote` → `no_such_note`.
+pub(crate) fn snake_case(pascal: &str) -> String {
+    let mut out = String::new();
+    for (i, ch) in pascal.chars().enumerate() {
+        if ch.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(ch.to_ascii_lowercase());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// Levenshtein distance (insert, delete, substitute = 1).
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The closest candidate within distance 2 (case-insensitively), for a did-you-mean.
+pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase()), c))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// A `did you mean` suffix, or nothing.
+pub(crate) fn suggestion<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    did_you_mean(word, candidates).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default()
+}
+
+/// The text of `///` comments: one leading space cut from each line, lines joined, trimmed.
+pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(syn::MetaNameValue {
+                value: syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }), ..
+            }) => Some(s.value()),
+            _ => None,
+        })
+        .map(|l| l.strip_prefix(' ').map(str::to_owned).unwrap_or(l))
+        .collect();
+    let text = lines.join("\n").trim().to_owned();
+    (!text.is_empty()).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cases_and_distance() {
+        assert_eq!(pascal_case("fetch_items"), "FetchItems");
+        assert_eq!(pascal_case("no_match2"), "NoMatch2");
+        assert_eq!(snake_case("NoSuchNote"), "no_such_note");
+        assert_eq!(edit_distance("reson", "reason"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(did_you_mean("NotFund", ["Conflict", "NotFound"]), Some("NotFound"));
+        assert_eq!(did_you_mean("zzzzzz", ["reason"]), None);
+    }
+}

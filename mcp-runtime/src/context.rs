@@ -1,0 +1,220 @@
+//! `Ctx`: what a handler knows about its call, and how it talks back while it works.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use mcp_core::{Contract, NoReasons, ToolError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::Notify;
+
+use crate::request_id::RequestId;
+use crate::server::FromCall;
+use crate::session::Session;
+
+/// MCP log levels, from least to most severe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// Debugging detail.
+    Debug,
+    /// Informational.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// A warning.
+    Warning,
+    /// An error.
+    Error,
+    /// A critical condition.
+    Critical,
+    /// Action must be taken at once.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+/// The cancellation signal of one call.
+#[derive(Default)]
+pub(crate) struct CancelState {
+    flag: AtomicBool,
+    notify: Notify,
+}
+
+impl CancelState {
+    pub(crate) fn cancel(&self) {
+        self.flag.store(true, Ordering::Release);
+        self.notify.notify_waiters();
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.flag.load(Ordering::Acquire)
+    }
+
+    pub(crate) async fn cancelled(&self) {
+        let notified = self.notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if self.is_cancelled() {
+            return;
+        }
+        notified.await;
+    }
+}
+
+/// Progress reporting state: the client's token and the last value sent.
+pub(crate) struct Progress {
+    pub(crate) token: Value,
+    last: std::sync::Mutex<Option<f64>>,
+}
+
+impl Progress {
+    pub(crate) fn new(token: Value) -> Self {
+        Progress { token, last: std::sync::Mutex::new(None) }
+    }
+}
+
+/// Everything the runtime knows about one call; owned by its `Ctx`.
+pub struct CallInfo {
+    pub(crate) tool: &'static str,
+    pub(crate) request_id: RequestId,
+    pub(crate) started: Instant,
+    pub(crate) session: Arc<Session>,
+    pub(crate) progress: Option<Progress>,
+    pub(crate) cancel: Arc<CancelState>,
+}
+
+/// The context of one tool call: its request id, the client, logging and progress back to
+/// the client, cancellation, shared state, and — through `R`, the tool's reason enum —
+/// typed failures.
+///
+/// Take it as a by-reference parameter anywhere in a `#[tool]` fn's signature: `ctx: &Ctx`
+/// for a tool without `#[errors]`, `ctx: &Ctx<FetchItemsError>` for `fn fetch_items` with
+/// `#[errors(...)]`. It is optional.
+pub struct Ctx<R = NoReasons> {
+    info: CallInfo,
+    _contract: PhantomData<fn() -> R>,
+}
+
+impl<R: Contract> FromCall for Ctx<R> {
+    fn from_call(info: CallInfo) -> Self {
+        Ctx { info, _contract: PhantomData }
+    }
+}
+
+impl<R: Contract> Ctx<R> {
+    /// A declared failure: the entry's code, its `when` as the message, its reason and its
+    /// `retryable`. Refine it with the builder methods of [`ToolError`] (`.message(..)`,
+    /// `.data(..)`, `.hint(..)`, `.retryable(..)`, `.with_source(..)`); the reason stays.
+    /// The declared recovery hint is filled in when the failure leaves the handler.
+    pub fn fail(&self, reason: R) -> ToolError {
+        ToolError::from_entry(reason.entry())
+    }
+
+    /// The declared recovery hint of a reason.
+    pub fn recovery_for(&self, reason: R) -> &'static str {
+        reason.entry().recovery
+    }
+}
+
+impl<R> Ctx<R> {
+    /// The server-generated request id (`XXXXX-XXXXX`), also in the error envelope and on
+    /// every log record of this call.
+    pub fn request_id(&self) -> &str {
+        self.info.request_id.as_str()
+    }
+
+    /// The name of the tool being called.
+    pub fn tool_name(&self) -> &'static str {
+        self.info.tool
+    }
+
+    /// When the request arrived.
+    pub fn started(&self) -> Instant {
+        self.info.started
+    }
+
+    /// The `clientInfo` the client declared in `initialize`; `None` before it.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.info.session.client_info()
+    }
+
+    /// The `capabilities` the client declared in `initialize`; `None` before it.
+    pub fn client_capabilities(&self) -> Option<&Value> {
+        self.info.session.client_capabilities()
+    }
+
+    /// Shared state registered with `Server::builder(..).state(value)`.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.info.session.state::<T>()
+    }
+
+    /// `true` once the client cancelled this call. Cheap: one atomic load.
+    pub fn is_cancelled(&self) -> bool {
+        self.info.cancel.is_cancelled()
+    }
+
+    /// Resolves when the client cancels this call. The handler then has the cancellation
+    /// grace (250 ms by default) to clean up before its future is dropped; nothing it
+    /// returns is sent.
+    pub async fn cancelled(&self) {
+        self.info.cancel.cancelled().await;
+    }
+
+    /// Sends `notifications/message` to the client when `level` is at or above the session's
+    /// threshold (`logging/setLevel`, `info` before it), with this tool's name as `logger`.
+    /// Every record also goes to stderr with the request id.
+    pub fn log(&self, level: LogLevel, data: impl Serialize) {
+        let data = serde_json::to_value(data).unwrap_or_else(|e| Value::String(format!("<unserializable log data: {e}>")));
+        crate::logging::stderr_record(level, self.info.tool, self.request_id(), &data);
+        self.info.session.log_to_client(level, self.info.tool, data);
+    }
+
+    /// [`Ctx::log`] at `debug`.
+    pub fn debug(&self, data: impl Serialize) {
+        self.log(LogLevel::Debug, data);
+    }
+
+    /// [`Ctx::log`] at `info`.
+    pub fn info(&self, data: impl Serialize) {
+        self.log(LogLevel::Info, data);
+    }
+
+    /// [`Ctx::log`] at `notice`.
+    pub fn notice(&self, data: impl Serialize) {
+        self.log(LogLevel::Notice, data);
+    }
+
+    /// [`Ctx::log`] at `warning`.
+    pub fn warning(&self, data: impl Serialize) {
+        self.log(LogLevel::Warning, data);
+    }
+
+    /// [`Ctx::log`] at `error`.
+    pub fn error(&self, data: impl Serialize) {
+        self.log(LogLevel::Error, data);
+    }
+
+    /// Sends `notifications/progress` when the request carried `_meta.progressToken`. A value
+    /// that does not increase is dropped (logged at debug). Without a token it does nothing.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(p) = &self.info.progress else { return };
+        {
+            let mut last = p.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if last.is_some_and(|l| progress <= l) {
+                tracing::debug!(request_id = %self.info.request_id, progress, last = ?*last, "progress did not increase; not sent");
+                return;
+            }
+            *last = Some(progress);
+        }
+        self.info.session.progress(&p.token, progress, total, message);
+    }
+}
+
+impl<R> std::fmt::Debug for Ctx<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ctx").field("tool", &self.info.tool).field("request_id", &self.info.request_id).finish_non_exhaustive()
+    }
+}

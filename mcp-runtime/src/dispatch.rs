@@ -1,0 +1,275 @@
+//! One `tools/call`, from a name and arguments to a `CallToolResult`: resolve the tool, ask
+//! the policy, validate the arguments, run the handler (caught panics, time limit), check
+//! its output. Every failure here is a tool execution error, built by `envelope::fail`.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use mcp_core::{CallToolResult, Content, ErrorCode, ToolError};
+use serde_json::{Map, Value};
+
+use crate::context::{CallInfo, CancelState, Progress};
+use crate::envelope::{Origin, fail};
+use crate::jsonrpc::RpcError;
+use crate::output::Output;
+use crate::request_id::RequestId;
+use crate::server::{BoxFuture, Call, PolicyRequest, Registered};
+use crate::session::Session;
+
+/// A `tools/call` whose params have the CallToolRequest shape.
+pub(crate) struct CallRequest {
+    pub(crate) name: String,
+    pub(crate) arguments: Option<Value>,
+    pub(crate) progress_token: Option<Value>,
+}
+
+/// Runs one call. `Err` only for strict resolution (an unknown or disabled tool as a
+/// protocol error); everything else is a `CallToolResult`.
+pub(crate) async fn call(session: &Arc<Session>, req: CallRequest, cancel: Arc<CancelState>) -> Result<CallToolResult, RpcError> {
+    let started = Instant::now();
+    let shared = &session.shared;
+    let request_id = RequestId::generate();
+    let strict = shared.options.strict_resolution && session.is_wire();
+
+    let Some(tool) = shared.by_name.get(req.name.as_str()).map(|&i| &shared.tools[i]) else {
+        let shown = display_name(&req.name);
+        if strict {
+            return Err(RpcError::invalid_params(format!("Unknown tool: {shown}")));
+        }
+        let mut hint = String::from("Re-run tools/list and retry.");
+        if let Some(near) = did_you_mean(session, &shown) {
+            hint.push_str(&format!(" Did you mean {near}?"));
+        }
+        let err = ToolError::invalid_params(format!("Unknown tool: {shown}."))
+            .reason("unknown_tool")
+            .retryable(false)
+            .hint(hint);
+        return Ok(fail(&shown, err, request_id, &[], Origin::Refusal, None));
+    };
+    let name = tool.spec.name;
+
+    if let Some(reason) = &tool.disabled {
+        if strict {
+            return Err(RpcError::invalid_params(format!("Tool unavailable: {name}")));
+        }
+        return Ok(unavailable(tool, Some(reason.as_str()), None, request_id));
+    }
+    if let Some(policy) = &shared.policy
+        && let Some(refusal) = policy(&PolicyRequest { tool: name, client_info: session.client_info() })
+    {
+        return Ok(unavailable(tool, refusal.reason.as_deref(), refusal.hint.as_deref(), request_id));
+    }
+
+    let args = req.arguments.unwrap_or_else(|| Value::Object(Map::new()));
+    if !tool.input_validator.is_valid(&args) {
+        let (err, issues) = crate::validate::invalid_arguments(tool, &args);
+        return Ok(fail(name, err, request_id, &[], Origin::Refusal, Some(issues)));
+    }
+
+    let info = CallInfo {
+        tool: name,
+        request_id,
+        started,
+        session: Arc::clone(session),
+        progress: req.progress_token.map(Progress::new),
+        cancel,
+    };
+    let handler = (tool.spec.call)(Call { args, info });
+    let outcome = match tool.timeout {
+        Some(limit) => match tokio::time::timeout(limit, CatchUnwind(handler)).await {
+            Ok(caught) => caught,
+            Err(_) => {
+                let err = ToolError::timeout(format!("Tool {name} did not finish within {} s.", seconds(limit)))
+                    .reason("timeout")
+                    .retryable(true)
+                    .hint("Retry the call; if it keeps timing out, narrow its input.");
+                return Ok(fail(name, err, request_id, tool.spec.contract, Origin::Fault, None));
+            }
+        },
+        None => CatchUnwind(handler).await,
+    };
+    Ok(match outcome {
+        Ok(Ok(output)) => match finish(tool, output) {
+            Ok(result) => result,
+            Err(detail) => {
+                let err = ToolError::internal(format!("Tool produced invalid structured output for {name}: {detail}."))
+                    .reason("invalid_output");
+                fail(name, err, request_id, tool.spec.contract, Origin::Fault, None)
+            }
+        },
+        Ok(Err(err)) => {
+            // Arguments that passed the schema but not serde are refused like schema failures.
+            let origin = if err.reason_str() == Some("invalid_arguments") && err.code() == ErrorCode::InvalidParams {
+                Origin::Refusal
+            } else {
+                Origin::Handler
+            };
+            fail(name, err, request_id, tool.spec.contract, origin, None)
+        }
+        Err(payload) => {
+            tracing::error!(target: "mcp_runtime::call", %request_id, tool = name, payload = panic_text(&*payload), "handler panicked");
+            let err = ToolError::internal(format!("Tool {name} failed unexpectedly."))
+                .reason("internal_error")
+                .hint("Retry the call once; if it fails again, report the request id to the server operator.");
+            fail(name, err, request_id, tool.spec.contract, Origin::Fault, None)
+        }
+    })
+}
+
+fn unavailable(tool: &Registered, reason: Option<&str>, hint: Option<&str>, request_id: RequestId) -> CallToolResult {
+    let name = tool.spec.name;
+    let mut message = format!("Tool unavailable: {name}.");
+    if let Some(reason) = reason {
+        message.push_str(&format!(" Reason: {}.", reason.trim_end_matches('.')));
+    }
+    let hint = hint.unwrap_or("Pick another tool from tools/list; this one cannot be called now.").to_owned();
+    let err = ToolError::forbidden(message).reason("tool_unavailable").retryable(false).hint(hint);
+    fail(name, err, request_id, &[], Origin::Refusal, None)
+}
+
+/// The handler's value as a result, or why it breaks the tool's output schema.
+fn finish(tool: &Registered, output: Output) -> Result<CallToolResult, String> {
+    match output {
+        Output::Structured { value, extra } => {
+            let value = if tool.wrap_result {
+                let mut m = Map::with_capacity(1);
+                m.insert("result".into(), value);
+                Value::Object(m)
+            } else {
+                value
+            };
+            if let Some(validator) = &tool.output_validator {
+                if !value.is_object() {
+                    return Err("structuredContent must be an object".into());
+                }
+                if let Some(detail) = crate::validate::output_detail(validator, &value) {
+                    return Err(detail);
+                }
+            }
+            let mut content = Vec::with_capacity(1 + extra.len());
+            content.push(Content::text(value.to_string()));
+            content.extend(extra);
+            Ok(CallToolResult { content, structured_content: Some(value), is_error: None, meta: None })
+        }
+        Output::Contents(result) => {
+            let Some(validator) = &tool.output_validator else { return Ok(result) };
+            if result.is_error == Some(true) {
+                return Ok(result);
+            }
+            match &result.structured_content {
+                None => Err("structuredContent is missing".into()),
+                Some(v) if !v.is_object() => Err("structuredContent must be an object".into()),
+                Some(v) => match crate::validate::output_detail(validator, v) {
+                    Some(detail) => Err(detail),
+                    None => Ok(result),
+                },
+            }
+        }
+    }
+}
+
+/// `1 s`, `30 s`, `0.25 s`: whole seconds when whole, else up to three decimals.
+fn seconds(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 {
+        return (ms / 1000).to_string();
+    }
+    let s = format!("{:.3}", d.as_secs_f64());
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// The caller's tool name, safe to show: control characters removed, cut at 128
+/// characters followed by `…`.
+pub(crate) fn display_name(name: &str) -> String {
+    let clean: String = name.chars().filter(|c| !c.is_control()).collect();
+    if clean.chars().count() > 128 {
+        let mut cut: String = clean.chars().take(128).collect();
+        cut.push('…');
+        cut
+    } else {
+        clean
+    }
+}
+
+/// The closest listed tool within edit distance 2; ties go to `tools/list` order.
+fn did_you_mean(session: &Session, name: &str) -> Option<&'static str> {
+    if name.chars().count() > 130 {
+        return None;
+    }
+    let mut best: Option<(usize, &'static str)> = None;
+    for tool in session.shared.tools.iter().filter(|t| t.disabled.is_none()) {
+        let d = levenshtein(name, tool.spec.name);
+        if d <= 2 && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, tool.spec.name));
+        }
+    }
+    best.map(|(_, n)| n)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+fn panic_text(payload: &(dyn Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&'static str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("<non-string panic payload>")
+}
+
+/// Polls the handler inside `catch_unwind`, so a panic in a sync or async handler becomes
+/// a value instead of unwinding through the server.
+struct CatchUnwind(BoxFuture<'static, Result<Output, ToolError>>);
+
+impl Future for CatchUnwind {
+    type Output = Result<Result<Output, ToolError>, Box<dyn Any + Send>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let fut = &mut self.0;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(payload) => Poll::Ready(Err(payload)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_render_in_seconds() {
+        assert_eq!(seconds(Duration::from_secs(1)), "1");
+        assert_eq!(seconds(Duration::from_secs(30)), "30");
+        assert_eq!(seconds(Duration::from_millis(250)), "0.25");
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5");
+        assert_eq!(seconds(Duration::from_millis(1)), "0.001");
+    }
+
+    #[test]
+    fn names_are_rendered_safely() {
+        assert_eq!(display_name("ec\u{0}ho\n"), "echo");
+        let long = "x".repeat(200);
+        assert_eq!(display_name(&long), format!("{}…", "x".repeat(128)));
+        assert_eq!(levenshtein("ehco", "echo"), 2);
+        assert_eq!(levenshtein("echo", "echo"), 0);
+    }
+}

@@ -1,0 +1,122 @@
+//! The error envelope (ERRORS.md §6): one failure, said the same way in `content[0].text`
+//! and in `structuredContent.error`. Also the recovery fill and the failure's log record,
+//! which happen here, in this order, for every tool execution error.
+
+use std::fmt::Write as _;
+
+use mcp_core::{CallToolResult, Content, ContractEntry, Severity, ToolError};
+use serde_json::{Map, Value};
+
+use crate::request_id::RequestId;
+
+/// Who produced a failure, which decides its log level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The handler (or a service below it): logged at the declared severity, else error.
+    Handler,
+    /// A refusal by the framework (`unknown_tool`, `tool_unavailable`,
+    /// `invalid_arguments`): logged below error.
+    Refusal,
+    /// The framework caught a fault (panic, timeout, bad output): logged at error.
+    Fault,
+}
+
+/// Fill, log, render: the one way a failure leaves the runtime.
+pub(crate) fn fail(
+    tool: &str,
+    mut error: ToolError,
+    request_id: RequestId,
+    contract: &'static [ContractEntry],
+    origin: Origin,
+    issues: Option<Value>,
+) -> CallToolResult {
+    let entry = if origin == Origin::Handler { error.fill_from_contract(contract) } else { None };
+    log(tool, &error, request_id, entry, origin);
+    render(&error, request_id, issues)
+}
+
+fn log(tool: &str, error: &ToolError, request_id: RequestId, entry: Option<&ContractEntry>, origin: Origin) {
+    let chain = source_chain(error);
+    let code = error.code().as_i32();
+    let reason = error.reason_str().unwrap_or("");
+    macro_rules! record {
+        ($level:expr) => {
+            tracing::event!(target: "mcp_runtime::call", $level, request_id = %request_id, code, reason, chain = %chain, "Error in tool:{}: {}", tool, error.message_str())
+        };
+    }
+    match (origin, entry.and_then(|e| e.severity)) {
+        (_, Some(Severity::Debug)) => record!(tracing::Level::DEBUG),
+        (_, Some(Severity::Info | Severity::Notice)) | (Origin::Refusal, None) => record!(tracing::Level::INFO),
+        (_, Some(Severity::Warning)) => record!(tracing::Level::WARN),
+        (Origin::Handler | Origin::Fault, None) => record!(tracing::Level::ERROR),
+    }
+}
+
+fn source_chain(error: &ToolError) -> String {
+    let mut out = String::new();
+    let mut cur = std::error::Error::source(error);
+    while let Some(e) = cur {
+        if !out.is_empty() {
+            out.push_str(" <- ");
+        }
+        let _ = write!(out, "{e}");
+        cur = e.source();
+    }
+    out
+}
+
+/// The envelope. Text blocks, joined by a blank line: `Error: <message>`; `Recovery: <hint>`
+/// unless the trimmed message already contains the hint; `(<terms>)`.
+pub(crate) fn render(error: &ToolError, request_id: RequestId, issues: Option<Value>) -> CallToolResult {
+    let message = error.message_str();
+    let hint = error.hint_str().filter(|h| !h.is_empty());
+    let mut text = String::with_capacity(message.len() + hint.map_or(0, str::len) + 64);
+    text.push_str("Error: ");
+    text.push_str(message);
+    if let Some(hint) = hint
+        && !message.trim().contains(hint)
+    {
+        text.push_str("\n\nRecovery: ");
+        text.push_str(hint);
+    }
+    text.push_str("\n\n(");
+    if let Some(reason) = error.reason_str() {
+        let _ = write!(text, "reason {reason} · ");
+    }
+    match error.is_retryable() {
+        Some(true) => text.push_str("retryable · "),
+        Some(false) => text.push_str("not retryable · "),
+        None => {}
+    }
+    let _ = write!(text, "request {request_id})");
+
+    let mut data: Map<String, Value> = error.data_map().clone();
+    if let Some(reason) = error.reason_str() {
+        data.insert("reason".into(), Value::from(reason));
+    }
+    if let Some(retryable) = error.is_retryable() {
+        data.insert("retryable".into(), Value::Bool(retryable));
+    }
+    if let Some(hint) = hint {
+        let mut recovery = Map::new();
+        recovery.insert("hint".into(), Value::from(hint));
+        data.insert("recovery".into(), Value::Object(recovery));
+    }
+    if let Some(issues) = issues {
+        data.insert("issues".into(), issues);
+    }
+    data.insert("requestId".into(), Value::from(request_id.as_str()));
+
+    let mut body = Map::new();
+    body.insert("code".into(), Value::from(error.code().as_i32()));
+    body.insert("message".into(), Value::from(message));
+    body.insert("data".into(), Value::Object(data));
+    let mut structured = Map::new();
+    structured.insert("error".into(), Value::Object(body));
+    CallToolResult {
+        content: vec![Content::text(text)],
+        structured_content: Some(Value::Object(structured)),
+        is_error: Some(true),
+        meta: None,
+    }
+}

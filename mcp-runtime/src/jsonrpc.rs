@@ -1,0 +1,168 @@
+//! JSON-RPC 2.0 framing: what one incoming line is, and the bytes of what goes out.
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+/// One incoming line, classified.
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    Request { id: Value, method: String, params: Option<Value> },
+    Notification { method: String, params: Option<Value> },
+    /// A response from the client (`result`/`error`, no `method`).
+    Response,
+    /// Not a JSON-RPC message: answered with -32600, with the id when it could be read.
+    Invalid { id: Value, message: &'static str },
+    /// Not JSON: -32700, id null.
+    ParseError,
+}
+
+#[derive(Deserialize)]
+struct Raw {
+    #[serde(default, deserialize_with = "present")]
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Value>,
+}
+
+/// `Some(value)` whenever the key is present, `null` included.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+pub(crate) fn parse(line: &[u8]) -> Incoming {
+    let raw: Raw = match serde_json::from_slice(line) {
+        Ok(raw) => raw,
+        Err(_) => {
+            return match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+                Err(_) => Incoming::ParseError,
+                Ok(_) if line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') => Incoming::Invalid {
+                    id: Value::Null,
+                    message: "Invalid request: JSON-RPC batches are not supported; send one message per line",
+                },
+                Ok(_) => Incoming::Invalid { id: Value::Null, message: "Invalid request: a JSON-RPC message is a JSON object" },
+            };
+        }
+    };
+    let id_ok = matches!(raw.id, None | Some(Value::String(_) | Value::Number(_)));
+    let id = if id_ok { raw.id.clone().unwrap_or(Value::Null) } else { Value::Null };
+    if raw.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+        return Incoming::Invalid { id, message: "Invalid request: `jsonrpc` must be \"2.0\"" };
+    }
+    if !id_ok {
+        return Incoming::Invalid { id, message: "Invalid request: `id` must be a string or an integer" };
+    }
+    match raw.method {
+        Some(Value::String(method)) => match raw.id {
+            Some(id) => Incoming::Request { id, method, params: raw.params },
+            None => Incoming::Notification { method, params: raw.params },
+        },
+        Some(_) => Incoming::Invalid { id, message: "Invalid request: `method` must be a string" },
+        None if raw.result.is_some() || raw.error.is_some() => Incoming::Response,
+        None => Incoming::Invalid { id, message: "Invalid request: no `method`" },
+    }
+}
+
+#[derive(Serialize)]
+struct Success<'a, T: Serialize> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: T,
+}
+
+#[derive(Serialize)]
+struct Failure<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    error: ErrorObject<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorObject<'a> {
+    code: i32,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct Notification<'a, T: Serialize> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    params: T,
+}
+
+fn line(value: &impl Serialize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    // Serializing our own types into a Vec cannot fail (no maps with non-string keys).
+    if serde_json::to_writer(&mut out, value).is_err() {
+        out.clear();
+        out.extend_from_slice(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: response could not be serialized"}}"#);
+    }
+    out.push(b'\n');
+    out
+}
+
+pub(crate) fn success(id: &Value, result: &impl Serialize) -> Vec<u8> {
+    line(&Success { jsonrpc: "2.0", id, result })
+}
+
+pub(crate) fn failure(id: &Value, code: i32, message: &str) -> Vec<u8> {
+    line(&Failure { jsonrpc: "2.0", id, error: ErrorObject { code, message } })
+}
+
+pub(crate) fn notification(method: &str, params: &impl Serialize) -> Vec<u8> {
+    line(&Notification { jsonrpc: "2.0", method, params })
+}
+
+/// A protocol error to answer a request with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RpcError {
+    /// The JSON-RPC code (-32700..-32600).
+    pub code: i32,
+    /// The message.
+    pub message: String,
+}
+
+impl RpcError {
+    pub(crate) fn invalid_params(message: impl Into<String>) -> Self {
+        RpcError { code: -32602, message: message.into() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn kind(line: &str) -> String {
+        format!("{:?}", parse(line.as_bytes()))
+    }
+
+    #[test]
+    fn lines_are_classified() {
+        assert_eq!(kind("nope"), "ParseError");
+        assert!(kind("[1]").contains("batches"));
+        assert!(kind("3").contains("JSON object"));
+        assert!(kind(r#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#).contains("Number(4)"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#).contains("string or an integer"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#).contains("id: Null"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).starts_with("Request"));
+        assert!(kind(r#"{"jsonrpc":"2.0","method":"x"}"#).starts_with("Notification"));
+        assert_eq!(kind(r#"{"jsonrpc":"2.0","id":9,"result":{}}"#), "Response");
+        assert!(kind(r#"{"jsonrpc":"2.0","id":9}"#).contains("no `method`"));
+    }
+
+    #[test]
+    fn ids_are_echoed_exactly() {
+        let out = success(&json!("x-1"), &json!({}));
+        assert_eq!(out, b"{\"jsonrpc\":\"2.0\",\"id\":\"x-1\",\"result\":{}}\n");
+        let out = failure(&json!(7), -32601, "Method not found: x");
+        assert_eq!(String::from_utf8(out).unwrap(), "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32601,\"message\":\"Method not found: x\"}}\n");
+    }
+}

@@ -1,0 +1,68 @@
+#![doc = include_str!("../../README.md")]
+//!
+//! # Reading the runtime
+//!
+//! One `tools/call` passes through these modules in order: [`transport`](crate::Server::serve)
+//! (bytes in, lines out), `jsonrpc` (what a line is), `session` (lifecycle methods, routing),
+//! `dispatch` (resolve, policy, validate, run, check output), `validate` (schema failures as
+//! text), `context` (what the handler sees), `output` (return value to result), `envelope`
+//! (recovery fill, log record, error envelope).
+
+mod context;
+mod dispatch;
+mod envelope;
+mod jsonrpc;
+mod logging;
+mod output;
+mod request_id;
+mod server;
+mod session;
+mod transport;
+mod validate;
+
+pub use context::{Ctx, LogLevel};
+pub use jsonrpc::RpcError;
+pub use logging::init_stderr_logging;
+pub use mcp_core::{
+    Annotations, CallToolResult, Content, Contract, ContractEntry, ErrorCode, Icon, IntoContents, NoReasons, ResourceContents,
+    Role, Severity, ToolAnnotations, ToolError, classify,
+};
+pub use mcp_macros::{contract, errors, tool};
+pub use output::Structured;
+pub use request_id::RequestId;
+pub use schemars;
+pub use server::{Error, PolicyRequest, Refusal, Server, ServerBuilder};
+
+/// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        CallToolResult, Content, Ctx, LogLevel, Server, Structured, ToolError, contract, errors, tool,
+    };
+    pub use schemars::JsonSchema;
+    pub use serde::{Deserialize, Serialize};
+}
+
+/// Used by the code `#[tool]` generates. Not public API: it may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::context::CallInfo;
+    pub use crate::output::{ContentKind, IntoStructured, Kind, Output, StructuredKind};
+    pub use crate::server::{BoxFuture, Call, FromCall, InputSpec, NoArgs, ToolDef, ToolSpec};
+    pub use serde;
+    pub use serde_json::Value;
+}
+
+impl Server {
+    /// Runs one call through the production pipeline (resolution, policy, argument
+    /// validation, handler, output validation, envelope) without a transport: for tests.
+    /// Failures come back as error envelopes, exactly as a client would see them.
+    pub async fn call(&self, name: &str, arguments: serde_json::Value) -> CallToolResult {
+        let session = std::sync::Arc::new(session::Session::new(std::sync::Arc::clone(&self.shared), None));
+        let req = dispatch::CallRequest { name: name.to_owned(), arguments: Some(arguments), progress_token: None };
+        match dispatch::call(&session, req, std::sync::Arc::default()).await {
+            Ok(result) => result,
+            // Strict resolution applies on the wire only; in-process calls never take it.
+            Err(e) => unreachable!("in-process calls never produce protocol errors: {e:?}"),
+        }
+    }
+}

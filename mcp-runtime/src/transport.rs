@@ -1,0 +1,160 @@
+//! stdio: newline-delimited JSON-RPC in, one writer task out. The reader caps line length
+//! without buffering an oversized line, spawns one task per `tools/call` (bounded by the
+//! in-flight cap: when it is reached, reading pauses), and on EOF gives in-flight calls
+//! their grace before it flushes and returns.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinSet;
+
+use crate::jsonrpc;
+use crate::server::{Error, Server};
+use crate::session::{Next, Session};
+
+const BUFFER: usize = 64 * 1024;
+
+impl Server {
+    /// Serves on stdin/stdout until EOF on stdin. Logs go to stderr.
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves newline-delimited JSON-RPC on any byte streams until EOF on `input`.
+    pub async fn serve<R, W>(self, input: R, output: W) -> Result<(), Error>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let options = self.shared.options.clone();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_loop(output, rx));
+        let session = Arc::new(Session::new(Arc::clone(&self.shared), Some(tx)));
+        let slots = Arc::new(Semaphore::new(options.max_in_flight));
+        let mut calls = JoinSet::new();
+        let mut lines = LineReader::new(input, options.max_line_bytes);
+
+        loop {
+            let line = match lines.next().await {
+                Ok(line) => line,
+                Err(e) => {
+                    tracing::error!(error = %e, "reading stdin failed; shutting down");
+                    break;
+                }
+            };
+            match line {
+                Line::Eof => break,
+                Line::TooLong => session.send(jsonrpc::failure(
+                    &Value::Null,
+                    -32600,
+                    &format!("Invalid request: line longer than {} bytes", options.max_line_bytes),
+                )),
+                Line::Blank => {}
+                Line::Data => {
+                    if let Next::Call { id, params } = session.handle(lines.current()) {
+                        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else { break };
+                        let session = Arc::clone(&session);
+                        calls.spawn(async move {
+                            let _slot = slot;
+                            session.run_call(id, params).await;
+                        });
+                    }
+                }
+            }
+            while calls.try_join_next().is_some() {}
+        }
+
+        let drained = tokio::time::timeout(options.eof_grace, async { while calls.join_next().await.is_some() {} }).await;
+        if drained.is_err() {
+            tracing::warn!(unfinished = calls.len(), grace = ?options.eof_grace, "EOF grace over; dropping unfinished calls");
+            calls.shutdown().await;
+        }
+        drop(session);
+        match writer.await {
+            Ok(result) => result.map_err(Error::Io),
+            Err(e) => Err(Error::Io(std::io::Error::other(e))),
+        }
+    }
+}
+
+/// Writes every queued line, flushing when the queue is drained (so a burst of responses
+/// costs one write).
+async fn write_loop<W: AsyncWrite + Unpin>(output: W, mut rx: mpsc::UnboundedReceiver<Vec<u8>>) -> std::io::Result<()> {
+    let mut out = BufWriter::with_capacity(BUFFER, output);
+    while let Some(line) = rx.recv().await {
+        out.write_all(&line).await?;
+        while let Ok(line) = rx.try_recv() {
+            out.write_all(&line).await?;
+        }
+        out.flush().await?;
+    }
+    out.flush().await
+}
+
+enum Line {
+    Data,
+    Blank,
+    TooLong,
+    Eof,
+}
+
+struct LineReader<R> {
+    inner: BufReader<R>,
+    buf: Vec<u8>,
+    max: usize,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    fn new(input: R, max: usize) -> Self {
+        LineReader { inner: BufReader::with_capacity(BUFFER, input), buf: Vec::new(), max }
+    }
+
+    fn current(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// The next line into `self.buf`. A line over the limit is skipped to its newline
+    /// without being kept.
+    async fn next(&mut self) -> std::io::Result<Line> {
+        self.buf.clear();
+        let mut too_long = false;
+        loop {
+            let available = self.inner.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(if too_long {
+                    Line::TooLong
+                } else if self.buf.is_empty() {
+                    Line::Eof
+                } else {
+                    self.classify()
+                });
+            }
+            let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (&available[..i], Some(i + 1)),
+                None => (available, None),
+            };
+            if !too_long {
+                if self.buf.len() + chunk.len() > self.max {
+                    too_long = true;
+                    self.buf = Vec::new();
+                } else {
+                    self.buf.extend_from_slice(chunk);
+                }
+            }
+            let used = done.unwrap_or(available.len());
+            self.inner.consume(used);
+            if done.is_some() {
+                return Ok(if too_long { Line::TooLong } else { self.classify() });
+            }
+        }
+    }
+
+    fn classify(&mut self) -> Line {
+        if self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        if self.buf.iter().all(u8::is_ascii_whitespace) { Line::Blank } else { Line::Data }
+    }
+}
