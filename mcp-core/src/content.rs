@@ -154,7 +154,8 @@ impl Content {
 
     /// An embedded binary resource from base64 data.
     pub fn embedded_blob(uri: impl Into<String>, mime_type: impl Into<String>, base64: impl Into<String>) -> Self {
-        let resource = ResourceContents::Blob { uri: uri.into(), mime_type: Some(mime_type.into()), blob: base64.into() };
+        let resource =
+            ResourceContents::Blob { uri: uri.into(), mime_type: Some(mime_type.into()), blob: base64.into() };
         Content::Resource { resource, annotations: None }
     }
 

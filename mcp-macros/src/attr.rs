@@ -117,7 +117,10 @@ fn key_of(meta: &ParseNestedMeta<'_>) -> (String, Span) {
 
 fn unknown_key(cx: &Ctxt, attr: &str, key: &str, span: Span, keys: &[&str]) {
     let list = keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    cx.error_at(span, format!("unknown `{attr}` key `{key}`; expected one of {list}{}", suggestion(key, keys.iter().copied())));
+    cx.error_at(
+        span,
+        format!("unknown `{attr}` key `{key}`; expected one of {list}{}", suggestion(key, keys.iter().copied())),
+    );
 }
 
 /// Skips a key's value (`= …` or `(…)`) so that parsing goes on after an error.
@@ -155,7 +158,10 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> To
                 meta.parse_nested_meta(|icon| {
                     if !icon.path.is_ident("icon") {
                         let (k, s) = key_of(&icon);
-                        cx.error_at(s, format!("expected `icon(src = \"…\", mime_type = \"…\")` inside `icons(...)`, found `{k}`"));
+                        cx.error_at(
+                            s,
+                            format!("expected `icon(src = \"…\", mime_type = \"…\")` inside `icons(...)`, found `{k}`"),
+                        );
                         return skip_value(&icon);
                     }
                     attr.icons.push(parse_icon(cx, &icon)?);
@@ -298,7 +304,10 @@ pub(crate) fn parse_errors_attr(cx: &Ctxt, attr: &syn::Attribute) -> ErrorsAttr 
                 if who == "service" {
                     out.thrown_by_service = true;
                 } else {
-                    cx.error_at(who.span(), format!("`thrown_by` takes `service`, found `{who}`; write `thrown_by = service`"));
+                    cx.error_at(
+                        who.span(),
+                        format!("`thrown_by` takes `service`, found `{who}`; write `thrown_by = service`"),
+                    );
                 }
             }
             _ => unreachable!("every key of ERRORS_KEYS is handled"),
@@ -328,7 +337,12 @@ fn parse_code(input: ParseStream<'_>) -> syn::Result<CodeValue> {
         return Ok(CodeValue::Number(n));
     }
     match &expr {
-        Expr::Path(p) if p.path.get_ident().is_some() => Ok(CodeValue::Named(p.path.get_ident().cloned().unwrap_or_else(|| unreachable!()))),
-        _ => Err(syn::Error::new_spanned(expr, "expected a code name such as `NotFound`, or an integer such as `-32042`")),
+        Expr::Path(p) if p.path.get_ident().is_some() => {
+            Ok(CodeValue::Named(p.path.get_ident().cloned().unwrap_or_else(|| unreachable!())))
+        }
+        _ => Err(syn::Error::new_spanned(
+            expr,
+            "expected a code name such as `NotFound`, or an integer such as `-32042`",
+        )),
     }
 }

@@ -28,17 +28,26 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemEnum) -> TokenStream {
             cx.error_spanned_by(&variant.fields, "a `#[contract]` variant names a failure reason and carries no fields; attach data at the throw site with `.data(..)`");
         }
         if let Some((_, d)) = &variant.discriminant {
-            cx.error_spanned_by(d, "a `#[contract]` variant takes no discriminant: the variant's position indexes the contract table");
+            cx.error_spanned_by(
+                d,
+                "a `#[contract]` variant takes no discriminant: the variant's position indexes the contract table",
+            );
         }
         let (errors, rest): (Vec<_>, Vec<_>) = variant.attrs.drain(..).partition(|a| a.path().is_ident("errors"));
         variant.attrs = rest;
         let mut attrs: Vec<_> = errors.iter().map(|a| attr::parse_errors_attr(&cx, a)).collect();
         if attrs.len() != 1 {
-            cx.error_spanned_by(&variant.ident, "each `#[contract]` variant takes exactly one `#[errors(code = .., when = \"..\", recovery = \"..\")]`");
+            cx.error_spanned_by(
+                &variant.ident,
+                "each `#[contract]` variant takes exactly one `#[errors(code = .., when = \"..\", recovery = \"..\")]`",
+            );
             continue;
         }
         let mut e = attrs.remove(0);
-        let reason = e.reason.get_or_insert_with(|| LitStr::new(&snake_case(&variant.ident.to_string()), variant.ident.span())).clone();
+        let reason = e
+            .reason
+            .get_or_insert_with(|| LitStr::new(&snake_case(&variant.ident.to_string()), variant.ident.span()))
+            .clone();
         crate::validate::error_entry(&cx, &e);
         entries.push((variant.ident.clone(), reason, e));
     }

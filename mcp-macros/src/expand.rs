@@ -54,7 +54,11 @@ pub(crate) fn public_items(tool: &Tool<'_>) -> TokenStream {
         }
     }
     let block = &item.block;
-    let handler_doc = format!(" The handler of tool `{}`, as written. Call it directly in unit tests; `#[tool]` serves it through [`ToolDef`]({}::__private::ToolDef).", tool_name(tool), krate(tool));
+    let handler_doc = format!(
+        " The handler of tool `{}`, as written. Call it directly in unit tests; `#[tool]` serves it through [`ToolDef`]({}::__private::ToolDef).",
+        tool_name(tool),
+        krate(tool)
+    );
     let reasons = reason_enum(tool);
     quote! {
         #(#docs)*
@@ -88,7 +92,10 @@ fn reason_enum(tool: &Tool<'_>) -> TokenStream {
             Some((e, reason, Ident::new(&variant.to_string(), reason.span())))
         })
         .collect();
-    let enum_doc = format!(" The failure reasons of tool `{}`, declared with `#[errors(...)]`. Pass one to `ctx.fail`.", tool_name(tool));
+    let enum_doc = format!(
+        " The failure reasons of tool `{}`, declared with `#[errors(...)]`. Pass one to `ctx.fail`.",
+        tool_name(tool)
+    );
     let variants = entries.iter().map(|(e, reason, variant)| {
         let doc = format!(" `{}`: {}", reason.value(), e.when.as_ref().map(LitStr::value).unwrap_or_default());
         quote!(#[doc = #doc] #variant)
@@ -164,7 +171,12 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     let schemars_crate = format!("{}::schemars", krate.to_string().replace(' ', ""));
     let deny = (!tool.attr.allow_unknown_args).then(|| quote!(#[serde(deny_unknown_fields)]));
     let (args_struct, input_spec, args_ty, args_pattern) = if let Some(ty) = input_ty {
-        (TokenStream::new(), quote!(#p::InputSpec::Whole(|g| g.root_schema_for::<#ty>())), quote!(#ty), quote!(__mcp_input))
+        (
+            TokenStream::new(),
+            quote!(#p::InputSpec::Whole(|g| g.root_schema_for::<#ty>())),
+            quote!(#ty),
+            quote!(__mcp_input),
+        )
     } else if fields.is_empty() {
         (TokenStream::new(), quote!(#p::InputSpec::Empty), quote!(#p::NoArgs), quote!(_))
     } else {
@@ -179,7 +191,12 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
                 #(#fields,)*
             }
         };
-        (st, quote!(#p::InputSpec::Params(|g| g.root_schema_for::<__McpArgs>())), quote!(__McpArgs), quote!(__McpArgs { #(#bindings),* }))
+        (
+            st,
+            quote!(#p::InputSpec::Params(|g| g.root_schema_for::<__McpArgs>())),
+            quote!(__McpArgs),
+            quote!(__McpArgs { #(#bindings),* }),
+        )
     };
 
     let await_ = tool.original.sig.asyncness.map(|_| quote!(.await));
@@ -199,11 +216,8 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     let kind = quote_spanned!(ret_span=> (&&#p::Kind::<#ok>::new()));
 
     let title = opt_str(tool.attr.title.as_ref());
-    let description = tool
-        .attr
-        .description
-        .as_ref()
-        .map_or_else(|| tool.docs.clone().unwrap_or_default(), LitStr::value);
+    let description =
+        tool.attr.description.as_ref().map_or_else(|| tool.docs.clone().unwrap_or_default(), LitStr::value);
     let annotations = annotations(tool, &krate);
     let icons = tool.attr.icons.iter().map(|i| {
         let src = i.src.as_ref().map(LitStr::value).unwrap_or_default();

@@ -25,8 +25,11 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
         Ok(item) => item,
         Err(_) => {
             let input = proc_macro2::TokenStream::from(input);
-            let err = syn::Error::new_spanned(&input, "`#[tool]` goes on a fn item: `/// What it does.` `#[tool] async fn name(..) -> T { .. }`")
-                .to_compile_error();
+            let err = syn::Error::new_spanned(
+                &input,
+                "`#[tool]` goes on a fn item: `/// What it does.` `#[tool] async fn name(..) -> T { .. }`",
+            )
+            .to_compile_error();
             return quote::quote!(#input #err).into();
         }
     };
@@ -57,8 +60,10 @@ pub fn errors(_args: TokenStream, input: TokenStream) -> TokenStream {
 pub fn contract(args: TokenStream, input: TokenStream) -> TokenStream {
     match syn::parse::<syn::ItemEnum>(input) {
         Ok(item) => contract::expand(args.into(), item).into(),
-        Err(e) => syn::Error::new(e.span(), "`#[contract]` goes on an enum whose unit variants are the failure reasons")
-            .to_compile_error()
-            .into(),
+        Err(e) => {
+            syn::Error::new(e.span(), "`#[contract]` goes on an enum whose unit variants are the failure reasons")
+                .to_compile_error()
+                .into()
+        }
     }
 }

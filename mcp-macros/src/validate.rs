@@ -54,7 +54,10 @@ impl Unraw for syn::Ident {
 fn signature(cx: &Ctxt, tool: &Tool<'_>) {
     let sig = &tool.original.sig;
     if !sig.generics.params.is_empty() {
-        cx.error_spanned_by(&sig.generics, "a `#[tool]` fn cannot be generic: its schemas are generated for concrete types");
+        cx.error_spanned_by(
+            &sig.generics,
+            "a `#[tool]` fn cannot be generic: its schemas are generated for concrete types",
+        );
     }
     if let Some(c) = &sig.constness {
         cx.error_spanned_by(c, "a `#[tool]` fn cannot be `const`");
@@ -64,11 +67,17 @@ fn signature(cx: &Ctxt, tool: &Tool<'_>) {
     }
     let contexts: Vec<_> = tool.params.iter().filter(|p| p.kind == ParamKind::Context).collect();
     for extra in contexts.iter().skip(1) {
-        cx.error_spanned_by(&extra.original.ty, "a `#[tool]` fn takes at most one by-reference (context) parameter, `&Ctx<..>`");
+        cx.error_spanned_by(
+            &extra.original.ty,
+            "a `#[tool]` fn takes at most one by-reference (context) parameter, `&Ctx<..>`",
+        );
     }
     let inputs: Vec<_> = tool.params.iter().filter(|p| p.kind == ParamKind::Input).collect();
     for extra in inputs.iter().skip(1) {
-        cx.error_at(extra.input_marker.unwrap_or_else(proc_macro2::Span::call_site), "only one parameter can be the whole `#[input]`");
+        cx.error_at(
+            extra.input_marker.unwrap_or_else(proc_macro2::Span::call_site),
+            "only one parameter can be the whole `#[input]`",
+        );
     }
     if let Some(input) = inputs.first() {
         for arg in tool.params.iter().filter(|p| p.kind == ParamKind::Arg) {
@@ -78,7 +87,10 @@ fn signature(cx: &Ctxt, tool: &Tool<'_>) {
             );
         }
         for a in &input.field_attrs {
-            cx.error_spanned_by(a, "put `///`, `#[serde]` and `#[schemars]` on the `#[input]` struct's fields, not on the parameter");
+            cx.error_spanned_by(
+                a,
+                "put `///`, `#[serde]` and `#[schemars]` on the `#[input]` struct's fields, not on the parameter",
+            );
         }
     }
 }
@@ -112,7 +124,10 @@ fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
         }
     }
     if let (Some(path), Some(first)) = (&tool.attr.contract, tool.errors.first()) {
-        cx.error_spanned_by(path, "a tool takes its failure modes either from `#[errors(...)]` or from a shared `contract = ...`, not both");
+        cx.error_spanned_by(
+            path,
+            "a tool takes its failure modes either from `#[errors(...)]` or from a shared `contract = ...`, not both",
+        );
         cx.error_at(first.span, "note: `#[errors]` used here");
     }
 }
@@ -124,7 +139,10 @@ fn errors(cx: &Ctxt, tool: &Tool<'_>) {
         if let Some(reason) = &e.reason {
             let value = reason.value();
             if let Some((_, first)) = seen.iter().find(|(r, _)| *r == value) {
-                cx.error_spanned_by(reason, format!("duplicate reason `{value}`; each failure mode of a tool has its own reason"));
+                cx.error_spanned_by(
+                    reason,
+                    format!("duplicate reason `{value}`; each failure mode of a tool has its own reason"),
+                );
                 cx.error_at(*first, format!("note: `{value}` first declared here"));
             } else {
                 seen.push((value, reason.span()));
@@ -156,7 +174,10 @@ pub(crate) fn error_entry(cx: &Ctxt, e: &crate::attr::ErrorsAttr) {
                 && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
             if !snake {
                 let fixed = crate::text::snake_case(&value).to_lowercase().replace([' ', '-'], "_").replace("__", "_");
-                cx.error_spanned_by(reason, format!("reason `{value}` must be snake_case (`^[a-z][a-z0-9_]*$`), e.g. `{fixed}`"));
+                cx.error_spanned_by(
+                    reason,
+                    format!("reason `{value}` must be snake_case (`^[a-z][a-z0-9_]*$`), e.g. `{fixed}`"),
+                );
             }
         }
         if let Some(CodeValue::Named(ident)) = &e.code {
@@ -187,7 +208,11 @@ pub(crate) fn error_entry(cx: &Ctxt, e: &crate::attr::ErrorsAttr) {
         {
             cx.error_at(
                 sev.span,
-                format!("unknown severity `{}`; expected one of `debug`, `info`, `notice`, `warning`{}", sev.name, suggestion(&sev.name, SEVERITIES.iter().copied())),
+                format!(
+                    "unknown severity `{}`; expected one of `debug`, `info`, `notice`, `warning`{}",
+                    sev.name,
+                    suggestion(&sev.name, SEVERITIES.iter().copied())
+                ),
             );
         }
     }

@@ -167,7 +167,8 @@ impl<R> Ctx<R> {
     /// threshold (`logging/setLevel`, `info` before it), with this tool's name as `logger`.
     /// Every record also goes to stderr with the request id.
     pub fn log(&self, level: LogLevel, data: impl Serialize) {
-        let data = serde_json::to_value(data).unwrap_or_else(|e| Value::String(format!("<unserializable log data: {e}>")));
+        let data =
+            serde_json::to_value(data).unwrap_or_else(|e| Value::String(format!("<unserializable log data: {e}>")));
         crate::logging::stderr_record(level, self.info.tool, self.request_id(), &data);
         self.info.session.log_to_client(level, self.info.tool, data);
     }
@@ -215,6 +216,9 @@ impl<R> Ctx<R> {
 
 impl<R> std::fmt::Debug for Ctx<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ctx").field("tool", &self.info.tool).field("request_id", &self.info.request_id).finish_non_exhaustive()
+        f.debug_struct("Ctx")
+            .field("tool", &self.info.tool)
+            .field("request_id", &self.info.request_id)
+            .finish_non_exhaustive()
     }
 }

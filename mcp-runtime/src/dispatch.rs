@@ -30,7 +30,11 @@ pub(crate) struct CallRequest {
 
 /// Runs one call. `Err` only for strict resolution (an unknown or disabled tool as a
 /// protocol error); everything else is a `CallToolResult`.
-pub(crate) async fn call(session: &Arc<Session>, req: CallRequest, cancel: Arc<CancelState>) -> Result<CallToolResult, RpcError> {
+pub(crate) async fn call(
+    session: &Arc<Session>,
+    req: CallRequest,
+    cancel: Arc<CancelState>,
+) -> Result<CallToolResult, RpcError> {
     let started = Instant::now();
     let shared = &session.shared;
     let request_id = RequestId::generate();

@@ -6,12 +6,22 @@ use serde_json::Value;
 /// One incoming line, classified.
 #[derive(Debug)]
 pub(crate) enum Incoming {
-    Request { id: Value, method: String, params: Option<Value> },
-    Notification { method: String, params: Option<Value> },
+    Request {
+        id: Value,
+        method: String,
+        params: Option<Value>,
+    },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
     /// A response from the client (`result`/`error`, no `method`).
     Response,
     /// Not a JSON-RPC message: answered with -32600, with the id when it could be read.
-    Invalid { id: Value, message: &'static str },
+    Invalid {
+        id: Value,
+        message: &'static str,
+    },
     /// Not JSON: -32700, id null.
     ParseError,
 }
@@ -47,7 +57,10 @@ pub(crate) fn parse(line: &[u8]) -> Incoming {
                     id: Value::Null,
                     message: "Invalid request: JSON-RPC batches are not supported; send one message per line",
                 },
-                Ok(_) => Incoming::Invalid { id: Value::Null, message: "Invalid request: a JSON-RPC message is a JSON object" },
+                Ok(_) => Incoming::Invalid {
+                    id: Value::Null,
+                    message: "Invalid request: a JSON-RPC message is a JSON object",
+                },
             };
         }
     };
@@ -163,6 +176,9 @@ mod tests {
         let out = success(&json!("x-1"), &json!({}));
         assert_eq!(out, b"{\"jsonrpc\":\"2.0\",\"id\":\"x-1\",\"result\":{}}\n");
         let out = failure(&json!(7), -32601, "Method not found: x");
-        assert_eq!(String::from_utf8(out).unwrap(), "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32601,\"message\":\"Method not found: x\"}}\n");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32601,\"message\":\"Method not found: x\"}}\n"
+        );
     }
 }

@@ -24,8 +24,8 @@ pub use context::{Ctx, LogLevel};
 pub use jsonrpc::RpcError;
 pub use logging::init_stderr_logging;
 pub use mcp_core::{
-    Annotations, CallToolResult, Content, Contract, ContractEntry, ErrorCode, Icon, IntoContents, NoReasons, ResourceContents,
-    Role, Severity, ToolAnnotations, ToolError, classify,
+    Annotations, CallToolResult, Content, Contract, ContractEntry, ErrorCode, Icon, IntoContents, NoReasons,
+    ResourceContents, Role, Severity, ToolAnnotations, ToolError, classify,
 };
 pub use mcp_macros::{contract, errors, tool};
 pub use output::Structured;
@@ -35,9 +35,7 @@ pub use server::{Error, PolicyRequest, Refusal, Server, ServerBuilder};
 
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
-    pub use crate::{
-        CallToolResult, Content, Ctx, LogLevel, Server, Structured, ToolError, contract, errors, tool,
-    };
+    pub use crate::{CallToolResult, Content, Ctx, LogLevel, Server, Structured, ToolError, contract, errors, tool};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 }

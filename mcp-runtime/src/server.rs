@@ -399,11 +399,11 @@ fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Resu
         }
         None => (None, false),
     };
-    let output_validator = output_schema
-        .as_ref()
-        .map(compile)
-        .transpose()
-        .map_err(|message| Error::InvalidSchema { tool: spec.name.to_owned(), which: "output", message })?;
+    let output_validator = output_schema.as_ref().map(compile).transpose().map_err(|message| Error::InvalidSchema {
+        tool: spec.name.to_owned(),
+        which: "output",
+        message,
+    })?;
     let timeout = spec.timeout_ms.map(Duration::from_millis).or(options.default_timeout);
     Ok(Registered {
         descriptor_output: output_schema,
@@ -535,7 +535,9 @@ mod tests {
 
     #[test]
     fn non_object_outputs_are_wrapped_with_their_defs_at_the_root() {
-        let (s, wrap) = object_output(json!({"type": "array", "items": {"$ref": "#/$defs/Hit"}, "$defs": {"Hit": {"type": "string"}}}));
+        let (s, wrap) = object_output(
+            json!({"type": "array", "items": {"$ref": "#/$defs/Hit"}, "$defs": {"Hit": {"type": "string"}}}),
+        );
         assert!(wrap);
         assert_eq!(
             s,

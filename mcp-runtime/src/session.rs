@@ -34,7 +34,10 @@ pub(crate) struct Session {
 pub(crate) enum Next {
     Done,
     /// A `tools/call` to run in its own task.
-    Call { id: Value, params: Option<Value> },
+    Call {
+        id: Value,
+        params: Option<Value>,
+    },
 }
 
 impl Session {
@@ -97,7 +100,10 @@ impl Session {
             #[serde(skip_serializing_if = "Option::is_none")]
             message: Option<&'a str>,
         }
-        self.send(jsonrpc::notification("notifications/progress", &Params { progress_token: token, progress, total, message }));
+        self.send(jsonrpc::notification(
+            "notifications/progress",
+            &Params { progress_token: token, progress, total, message },
+        ));
     }
 
     /// Handles one line. Everything but `tools/call` is answered here, at once.
@@ -114,7 +120,10 @@ impl Session {
                     "ping" => Ok(jsonrpc::success(&id, &json!({}))),
                     "tools/list" => self.list(params.as_ref()).map(|page| jsonrpc::success(&id, &page)),
                     "logging/setLevel" => self.set_level(params.as_ref()).map(|()| jsonrpc::success(&id, &json!({}))),
-                    other => Err(RpcError { code: -32601, message: format!("Method not found: {}", dispatch::display_name(other)) }),
+                    other => Err(RpcError {
+                        code: -32601,
+                        message: format!("Method not found: {}", dispatch::display_name(other)),
+                    }),
                 };
                 self.send(answer.unwrap_or_else(|e| jsonrpc::failure(&id, e.code, &e.message)));
             }
@@ -168,9 +177,13 @@ impl Session {
     fn list(&self, params: Option<&Value>) -> Result<&serde_json::value::RawValue, RpcError> {
         let page = match params.and_then(|p| p.get("cursor")) {
             None | Some(Value::Null) => 0,
-            Some(Value::String(cursor)) => page_of(cursor)
-                .filter(|&p| p > 0 && p < self.shared.list_pages.len())
-                .ok_or_else(|| RpcError::invalid_params("Invalid params: unknown cursor; call tools/list without a cursor to start over"))?,
+            Some(Value::String(cursor)) => {
+                page_of(cursor).filter(|&p| p > 0 && p < self.shared.list_pages.len()).ok_or_else(|| {
+                    RpcError::invalid_params(
+                        "Invalid params: unknown cursor; call tools/list without a cursor to start over",
+                    )
+                })?
+            }
             Some(_) => return Err(RpcError::invalid_params("Invalid params: `cursor` must be a string")),
         };
         Ok(&self.shared.list_pages[page])
@@ -197,7 +210,10 @@ impl Session {
         };
         let cancel = Arc::new(CancelState::default());
         let key = id.to_string();
-        self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.clone(), Arc::clone(&cancel));
+        self.in_flight
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.clone(), Arc::clone(&cancel));
         let fut = dispatch::call(&self, req, Arc::clone(&cancel));
         tokio::pin!(fut);
         let outcome = tokio::select! {
@@ -239,7 +255,11 @@ fn call_request(params: Option<Value>) -> Result<CallRequest, RpcError> {
         Some(Value::Object(meta)) => match meta.get("progressToken") {
             None => None,
             Some(t @ (Value::String(_) | Value::Number(_))) => Some(t.clone()),
-            Some(_) => return Err(RpcError::invalid_params("Invalid params: `_meta.progressToken` must be a string or an integer")),
+            Some(_) => {
+                return Err(RpcError::invalid_params(
+                    "Invalid params: `_meta.progressToken` must be a string or an integer",
+                ));
+            }
         },
         Some(_) => return Err(RpcError::invalid_params("Invalid params: `_meta` must be an object")),
     };

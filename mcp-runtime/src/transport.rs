@@ -66,7 +66,8 @@ impl Server {
             while calls.try_join_next().is_some() {}
         }
 
-        let drained = tokio::time::timeout(options.eof_grace, async { while calls.join_next().await.is_some() {} }).await;
+        let drained =
+            tokio::time::timeout(options.eof_grace, async { while calls.join_next().await.is_some() {} }).await;
         if drained.is_err() {
             tracing::warn!(unfinished = calls.len(), grace = ?options.eof_grace, "EOF grace over; dropping unfinished calls");
             calls.shutdown().await;

@@ -35,11 +35,7 @@ pub(crate) fn invalid_arguments(tool: &Registered, args: &Value) -> (ToolError, 
 
 fn issues_json(issues: &[Issue]) -> Value {
     Value::Array(
-        issues
-            .iter()
-            .take(30)
-            .map(|i| json!({"path": i.path, "keyword": i.keyword, "message": i.message}))
-            .collect(),
+        issues.iter().take(30).map(|i| json!({"path": i.path, "keyword": i.keyword, "message": i.message})).collect(),
     )
 }
 
@@ -54,11 +50,7 @@ fn detail(issues: &[Issue]) -> String {
 
 fn path_of(e: &jsonschema::ValidationError<'_>) -> Vec<String> {
     let pointer = e.instance_path().to_string();
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|s| s.replace("~1", "/").replace("~0", "~"))
-        .collect()
+    pointer.split('/').skip(1).map(|s| s.replace("~1", "/").replace("~0", "~")).collect()
 }
 
 fn issues_of(e: &jsonschema::ValidationError<'_>) -> Vec<Issue> {
@@ -79,7 +71,9 @@ fn issues_of(e: &jsonschema::ValidationError<'_>) -> Vec<Issue> {
                 })
                 .collect();
         }
-        ValidationErrorKind::Type { kind } => ("type".to_owned(), format!("expected {}, received {}", expected_types(kind), json_type(e.instance()))),
+        ValidationErrorKind::Type { kind } => {
+            ("type".to_owned(), format!("expected {}, received {}", expected_types(kind), json_type(e.instance())))
+        }
         other => (e.kind().keyword().to_owned(), keyword_text(other)),
     };
     vec![Issue { path, keyword, message }]
@@ -115,14 +109,20 @@ fn keyword_text(kind: &ValidationErrorKind) -> String {
         ValidationErrorKind::Maximum { limit } => format!("must be at most {limit}"),
         ValidationErrorKind::ExclusiveMinimum { limit } => format!("must be greater than {limit}"),
         ValidationErrorKind::ExclusiveMaximum { limit } => format!("must be less than {limit}"),
-        ValidationErrorKind::MinLength { limit } => format!("must have at least {}", plural(*limit, "character", "characters")),
-        ValidationErrorKind::MaxLength { limit } => format!("must have at most {}", plural(*limit, "character", "characters")),
+        ValidationErrorKind::MinLength { limit } => {
+            format!("must have at least {}", plural(*limit, "character", "characters"))
+        }
+        ValidationErrorKind::MaxLength { limit } => {
+            format!("must have at most {}", plural(*limit, "character", "characters"))
+        }
         ValidationErrorKind::Pattern { pattern } => format!("must match the pattern {pattern}"),
         ValidationErrorKind::MinItems { limit } => format!("must have at least {}", plural(*limit, "item", "items")),
         ValidationErrorKind::MaxItems { limit } => format!("must have at most {}", plural(*limit, "item", "items")),
         ValidationErrorKind::UniqueItems => "must not contain duplicate items".into(),
         ValidationErrorKind::Format { format } => format!("must be a valid {format}"),
-        ValidationErrorKind::MultipleOf { multiple_of } => format!("must be a multiple of {}", Value::from(*multiple_of)),
+        ValidationErrorKind::MultipleOf { multiple_of } => {
+            format!("must be a multiple of {}", Value::from(*multiple_of))
+        }
         other => format!("does not match the schema ({})", other.keyword()),
     }
 }

@@ -1,4 +1,6 @@
-//! Test support: a client that spawns a fixture binary and speaks JSON-RPC to it over real
+//! Test support for the SDK: the fixture tools (served by `fixture-server`, callable
+//! in-process) and a client that spawns a server binary and speaks JSON-RPC to it over real
 //! pipes.
 
 pub mod client;
+pub mod fixture;
