@@ -169,7 +169,7 @@ impl<R> Ctx<R> {
     pub fn log(&self, level: LogLevel, data: impl Serialize) {
         let data =
             serde_json::to_value(data).unwrap_or_else(|e| Value::String(format!("<unserializable log data: {e}>")));
-        crate::logging::stderr_record(level, self.info.tool, self.request_id(), &data);
+        crate::logging::stderr_record(level, self.info.tool, &data);
         self.info.session.log_to_client(level, self.info.tool, data);
     }
 

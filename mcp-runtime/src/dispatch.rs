@@ -16,9 +16,10 @@ use serde_json::{Map, Value};
 use crate::context::{CallInfo, CancelState, Progress};
 use crate::envelope::{Origin, fail};
 use crate::jsonrpc::RpcError;
+use crate::logging::InCall;
 use crate::output::Output;
 use crate::request_id::RequestId;
-use crate::server::{BoxFuture, Call, PolicyRequest, Registered};
+use crate::server::{Call, PolicyRequest, Registered};
 use crate::session::Session;
 
 /// A `tools/call` whose params have the CallToolRequest shape.
@@ -83,9 +84,13 @@ pub(crate) async fn call(
         progress: req.progress_token.map(Progress::new),
         cancel,
     };
-    let handler = (tool.spec.call)(Call { args, info });
+    // The handler runs inside a span carrying the request id (so every record of the call
+    // has it) and with its session marked current (so `tracing` events reach the client).
+    let span = tracing::info_span!("call", tool = name, %request_id);
+    let handler = InCall { session: Arc::clone(session), inner: (tool.spec.call)(Call { args, info }) };
+    let handler = tracing::Instrument::instrument(CatchUnwind(handler), span);
     let outcome = match tool.timeout {
-        Some(limit) => match tokio::time::timeout(limit, CatchUnwind(handler)).await {
+        Some(limit) => match tokio::time::timeout(limit, handler).await {
             Ok(caught) => caught,
             Err(_) => {
                 let err = ToolError::timeout(format!("Tool {name} did not finish within {} s.", seconds(limit)))
@@ -95,7 +100,7 @@ pub(crate) async fn call(
                 return Ok(fail(name, err, request_id, tool.spec.contract, Origin::Fault, None));
             }
         },
-        None => CatchUnwind(handler).await,
+        None => handler.await,
     };
     Ok(match outcome {
         Ok(Ok(output)) => match finish(tool, output) {
@@ -240,14 +245,14 @@ fn panic_text(payload: &(dyn Any + Send)) -> &str {
 
 /// Polls the handler inside `catch_unwind`, so a panic in a sync or async handler becomes
 /// a value instead of unwinding through the server.
-struct CatchUnwind(BoxFuture<'static, Result<Output, ToolError>>);
+struct CatchUnwind<F>(F);
 
-impl Future for CatchUnwind {
-    type Output = Result<Result<Output, ToolError>, Box<dyn Any + Send>>;
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let fut = &mut self.0;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(&mut *fut).poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
             Err(payload) => Poll::Ready(Err(payload)),

@@ -33,10 +33,12 @@ pub(crate) struct Session {
 /// What the reader should do with a line after the session looked at it.
 pub(crate) enum Next {
     Done,
-    /// A `tools/call` to run in its own task.
+    /// A `tools/call` to run in its own task. Its cancellation handle is registered
+    /// already, so a `notifications/cancelled` on the next line finds it.
     Call {
         id: Value,
         params: Option<Value>,
+        cancel: Arc<CancelState>,
     },
 }
 
@@ -76,8 +78,13 @@ impl Session {
         }
     }
 
+    /// `true` when a record at `level` would reach the client.
+    pub(crate) fn wants(&self, level: LogLevel) -> bool {
+        self.out.is_some() && (level as u8) >= self.log_level.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn log_to_client(&self, level: LogLevel, logger: &str, data: Value) {
-        if self.out.is_none() || (level as u8) < self.log_level.load(Ordering::Relaxed) {
+        if !self.wants(level) {
             return;
         }
         #[derive(Serialize)]
@@ -115,7 +122,14 @@ impl Session {
             Incoming::Notification { method, params } => self.notification(&method, params),
             Incoming::Request { id, method, params } => {
                 let answer = match method.as_str() {
-                    "tools/call" => return Next::Call { id, params },
+                    "tools/call" => {
+                        let cancel = Arc::new(CancelState::default());
+                        self.in_flight
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .insert(id.to_string(), Arc::clone(&cancel));
+                        return Next::Call { id, params, cancel };
+                    }
                     "initialize" => self.initialize(params).map(|r| jsonrpc::success(&id, &r)),
                     "ping" => Ok(jsonrpc::success(&id, &json!({}))),
                     "tools/list" => self.list(params.as_ref()).map(|page| jsonrpc::success(&id, &page)),
@@ -203,23 +217,21 @@ impl Session {
     }
 
     /// Runs one `tools/call` to its answer (in its own task), unless the client cancels it.
-    pub(crate) async fn run_call(self: Arc<Self>, id: Value, params: Option<Value>) {
+    pub(crate) async fn run_call(self: Arc<Self>, id: Value, params: Option<Value>, cancel: Arc<CancelState>) {
+        let key = id.to_string();
         let req = match call_request(params) {
             Ok(req) => req,
-            Err(e) => return self.send(jsonrpc::failure(&id, e.code, &e.message)),
+            Err(e) => {
+                self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
+                return self.send(jsonrpc::failure(&id, e.code, &e.message));
+            }
         };
-        let cancel = Arc::new(CancelState::default());
-        let key = id.to_string();
-        self.in_flight
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(key.clone(), Arc::clone(&cancel));
         let fut = dispatch::call(&self, req, Arc::clone(&cancel));
         tokio::pin!(fut);
         let outcome = tokio::select! {
             biased;
-            outcome = &mut fut => Some(outcome),
             () = cancel.cancelled() => None,
+            outcome = &mut fut => Some(outcome),
         };
         if outcome.is_none() {
             // The handler sees `ctx.cancelled()` and gets the grace to clean up; whatever it
@@ -227,7 +239,9 @@ impl Session {
             let _ = tokio::time::timeout(self.shared.options.cancel_grace, &mut fut).await;
         }
         self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
-        match outcome {
+        // A cancel that arrived while the result was being built still wins: once the client
+        // cancelled, nothing more is sent for this id.
+        match outcome.filter(|_| !cancel.is_cancelled()) {
             Some(Ok(result)) => self.send(jsonrpc::success(&id, &result)),
             Some(Err(e)) => self.send(jsonrpc::failure(&id, e.code, &e.message)),
             None => tracing::debug!(request = %key, "call cancelled by the client; no response sent"),

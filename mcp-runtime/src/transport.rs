@@ -53,12 +53,12 @@ impl Server {
                 )),
                 Line::Blank => {}
                 Line::Data => {
-                    if let Next::Call { id, params } = session.handle(lines.current()) {
+                    if let Next::Call { id, params, cancel } = session.handle(lines.current()) {
                         let Ok(slot) = Arc::clone(&slots).acquire_owned().await else { break };
                         let session = Arc::clone(&session);
                         calls.spawn(async move {
                             let _slot = slot;
-                            session.run_call(id, params).await;
+                            session.run_call(id, params, cancel).await;
                         });
                     }
                 }

@@ -188,6 +188,9 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .disabled_tool(legacy_report, "replaced by fetch_items")
         .tool(admin_reset)
         .tool(file_size)
+        .tool(crate::context_tools::work)
+        .tool(crate::context_tools::whoami)
+        .tool(crate::context_tools::wait_cancel)
         .policy(|req| (req.tool == "admin_reset").then(|| Refusal::because("requires an operator session")))
         .strict_resolution(strict)
 }

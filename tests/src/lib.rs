@@ -3,4 +3,5 @@
 //! pipes.
 
 pub mod client;
+mod context_tools;
 pub mod fixture;

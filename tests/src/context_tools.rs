@@ -1,0 +1,57 @@
+//! Fixture tools that talk back through `Ctx`: client logging, `tracing` forwarding,
+//! progress, cancellation and the client's declared identity. Served by `fixture-server`.
+
+use mcp_runtime::prelude::*;
+
+/// Works through `steps` steps, logging at every level and reporting progress.
+#[tool]
+pub(crate) async fn work(
+    ctx: &Ctx,
+    /// How many steps (at least 1).
+    #[schemars(range(min = 1))]
+    steps: u32,
+) -> String {
+    ctx.debug("debug from work");
+    ctx.info("info from work");
+    ctx.notice("notice from work");
+    ctx.warning("warning from work");
+    ctx.error("error from work");
+    tracing::info!(steps, "tracing event from work");
+    let total = f64::from(steps);
+    for step in 1..=steps {
+        ctx.progress(f64::from(step), Some(total), Some(&format!("step {step} of {steps}")));
+    }
+    // Not increasing: must be dropped.
+    ctx.progress(total, Some(total), Some("again"));
+    format!("done {steps}")
+}
+
+/// What the client declared about itself.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct WhoAmI {
+    /// The client's name.
+    name: Option<String>,
+    /// The client's version.
+    version: Option<String>,
+    /// The sorted top-level keys of the client's declared capabilities.
+    capabilities: Vec<String>,
+}
+
+/// Returns the client's declared name, version and capability keys.
+#[tool]
+pub(crate) fn whoami(ctx: &Ctx) -> WhoAmI {
+    let info = ctx.client_info();
+    let text = |key: &str| info.and_then(|i| i.get(key)).and_then(|v| v.as_str()).map(str::to_owned);
+    let mut capabilities: Vec<String> =
+        ctx.client_capabilities().and_then(|c| c.as_object()).map(|c| c.keys().cloned().collect()).unwrap_or_default();
+    capabilities.sort();
+    WhoAmI { name: text("name"), version: text("version"), capabilities }
+}
+
+/// Waits until the client cancels the call, then cleans up.
+#[tool]
+pub(crate) async fn wait_cancel(ctx: &Ctx) -> String {
+    ctx.cancelled().await;
+    eprintln!("cleanup ran for {}", ctx.request_id());
+    "cancelled".into()
+}
