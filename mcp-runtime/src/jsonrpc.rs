@@ -48,15 +48,22 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
 }
 
 pub(crate) fn parse(line: &[u8]) -> Incoming {
+    // A derived `Deserialize` also accepts a JSON array (fields by position), so a batch must
+    // be caught before `Raw` reads it: `["2.0", 1, "ping"]` is not a ping.
+    if line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
+            Err(_) => Incoming::ParseError,
+            Ok(_) => Incoming::Invalid {
+                id: Value::Null,
+                message: "Invalid request: JSON-RPC batches are not supported; send one message per line",
+            },
+        };
+    }
     let raw: Raw = match serde_json::from_slice(line) {
         Ok(raw) => raw,
         Err(_) => {
             return match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
                 Err(_) => Incoming::ParseError,
-                Ok(_) if line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') => Incoming::Invalid {
-                    id: Value::Null,
-                    message: "Invalid request: JSON-RPC batches are not supported; send one message per line",
-                },
                 Ok(_) => Incoming::Invalid {
                     id: Value::Null,
                     message: "Invalid request: a JSON-RPC message is a JSON object",
@@ -64,7 +71,12 @@ pub(crate) fn parse(line: &[u8]) -> Incoming {
             };
         }
     };
-    let id_ok = matches!(raw.id, None | Some(Value::String(_) | Value::Number(_)));
+    // JSON-RPC ids here are strings or integers; `1.5` is not an id.
+    let id_ok = match &raw.id {
+        None | Some(Value::String(_)) => true,
+        Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+        Some(_) => false,
+    };
     let id = if id_ok { raw.id.clone().unwrap_or(Value::Null) } else { Value::Null };
     if raw.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
         return Incoming::Invalid { id, message: "Invalid request: `jsonrpc` must be \"2.0\"" };
@@ -129,6 +141,9 @@ pub(crate) fn failure(id: &Value, code: i32, message: &str) -> Vec<u8> {
     line(&Failure { jsonrpc: "2.0", id, error: ErrorObject { code, message } })
 }
 
+/// How every notification this server writes begins (field order is fixed by `Notification`).
+pub(crate) const NOTIFICATION_PREFIX: &[u8] = br#"{"jsonrpc":"2.0","method""#;
+
 pub(crate) fn notification(method: &str, params: &impl Serialize) -> Vec<u8> {
     line(&Notification { jsonrpc: "2.0", method, params })
 }
@@ -161,6 +176,10 @@ mod tests {
     fn lines_are_classified() {
         assert_eq!(kind("nope"), "ParseError");
         assert!(kind("[1]").contains("batches"));
+        assert!(kind(r#"["2.0", 5, "ping"]"#).contains("batches"));
+        assert!(kind(" []").contains("batches"));
+        assert_eq!(kind("[1,"), "ParseError");
+        assert!(kind(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).contains("string or an integer"));
         assert!(kind("3").contains("JSON object"));
         assert!(kind(r#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#).contains("Number(4)"));
         assert!(kind(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#).contains("string or an integer"));

@@ -15,6 +15,8 @@ use crate::server::{Error, Server};
 use crate::session::{Next, Session};
 
 const BUFFER: usize = 64 * 1024;
+/// The pause between a call's notifications and a response that follows them in one batch.
+const NOTIFICATION_GAP: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl Server {
     /// Serves on stdin/stdout until EOF on stdin. Logs go to stderr.
@@ -80,14 +82,26 @@ impl Server {
     }
 }
 
-/// Writes every queued line, flushing when the queue is drained (so a burst of responses
-/// costs one write).
+/// Writes every queued line, flushing when the queue is drained, so a burst of responses
+/// costs one write. Notifications queued before a response are flushed on their own, and
+/// the response follows a moment later: the TypeScript SDK client handles notifications in
+/// a microtask but responses at once, so progress that arrives in the same read as its
+/// response is dropped as "unknown token". Calls that send nothing pay nothing.
 async fn write_loop<W: AsyncWrite + Unpin>(output: W, mut rx: mpsc::UnboundedReceiver<Vec<u8>>) -> std::io::Result<()> {
     let mut out = BufWriter::with_capacity(BUFFER, output);
-    while let Some(line) = rx.recv().await {
-        out.write_all(&line).await?;
-        while let Ok(line) = rx.try_recv() {
+    while let Some(first) = rx.recv().await {
+        let mut notified = false;
+        let mut next = Some(first);
+        while let Some(line) = next {
+            let is_notification = line.starts_with(jsonrpc::NOTIFICATION_PREFIX);
+            if notified && !is_notification {
+                out.flush().await?;
+                tokio::time::sleep(NOTIFICATION_GAP).await;
+                notified = false;
+            }
             out.write_all(&line).await?;
+            notified |= is_notification;
+            next = rx.try_recv().ok();
         }
         out.flush().await?;
     }
