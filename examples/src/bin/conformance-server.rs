@@ -1,0 +1,176 @@
+//! `conformance-server`: the tools the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`, server mode) calls by name, on stdio.
+//!
+//! ```text
+//! bash conformance/run.sh --suite all -- target/debug/conformance-server
+//! ```
+//!
+//! Every piece of content is built with `mcp_runtime::Content`: a real PNG (a 1×1 red
+//! pixel, `assets/red-pixel.png`), a real WAV (50 ms of a 440 Hz tone, generated), text and
+//! embedded resources.
+
+use std::time::Duration;
+
+use mcp_runtime::prelude::*;
+
+/// A 1×1 red pixel, 8-bit RGB.
+const RED_PIXEL_PNG: &[u8] = include_bytes!("../../assets/red-pixel.png");
+
+/// Returns a fixed line of text.
+#[tool]
+fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Returns an image: a 1×1 red pixel (PNG).
+#[tool]
+fn test_image_content() -> Content {
+    Content::image(base64(RED_PIXEL_PNG), "image/png")
+}
+
+/// Returns audio: 50 ms of a 440 Hz tone (WAV, 8 kHz, 16-bit mono).
+#[tool]
+fn test_audio_content() -> Content {
+    Content::audio(base64(&tone_wav()), "audio/wav")
+}
+
+/// Returns an embedded text resource.
+#[tool]
+fn test_embedded_resource() -> Content {
+    Content::embedded_text("test://embedded-resource", "text/plain", "This is an embedded resource content.")
+}
+
+/// Returns text, an image and an embedded JSON resource in one result.
+#[tool]
+fn test_multiple_content_types() -> [Content; 3] {
+    [
+        Content::text("Multiple content types test:"),
+        Content::image(base64(RED_PIXEL_PNG), "image/png"),
+        Content::embedded_text("test://mixed-content-resource", "application/json", r#"{"test":"data","value":123}"#),
+    ]
+}
+
+/// Sends three log messages to the client while it runs, 50 ms apart.
+#[tool]
+async fn test_tool_with_logging(ctx: &Ctx) -> &'static str {
+    ctx.info("Tool execution started");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.info("Tool processing data");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.info("Tool execution completed");
+    "Logging test completed: sent 3 log messages."
+}
+
+/// Reports progress 0, 50 and 100 of 100, 50 ms apart, when the request carries a
+/// progress token.
+#[tool]
+async fn test_tool_with_progress(ctx: &Ctx) -> &'static str {
+    ctx.progress(0.0, Some(100.0), Some("starting"));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.progress(50.0, Some(100.0), Some("halfway"));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.progress(100.0, Some(100.0), Some("done"));
+    "Progress test completed."
+}
+
+/// Always fails, to test how tool errors are reported (a result with `isError: true`).
+#[tool]
+#[errors(
+    reason = "intentional_failure",
+    code = InternalError,
+    when = "This tool intentionally returns an error for testing.",
+    recovery = "Do not retry: this tool fails on every call by design."
+)]
+fn test_error_handling(ctx: &Ctx<TestErrorHandlingError>) -> Result<String, ToolError> {
+    Err(ctx.fail(TestErrorHandlingError::IntentionalFailure))
+}
+
+/// A WAV file: 50 ms of a 440 Hz sine at a third of full scale, 8 kHz, 16-bit PCM, mono.
+fn tone_wav() -> Vec<u8> {
+    const RATE: u32 = 8_000;
+    const SAMPLES: u32 = RATE / 20;
+    const DATA_BYTES: u32 = SAMPLES * 2;
+    let mut wav = Vec::with_capacity(44 + DATA_BYTES as usize);
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&(36 + DATA_BYTES).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16_u32.to_le_bytes()); // fmt chunk size
+    wav.extend_from_slice(&1_u16.to_le_bytes()); // PCM
+    wav.extend_from_slice(&1_u16.to_le_bytes()); // channels
+    wav.extend_from_slice(&RATE.to_le_bytes());
+    wav.extend_from_slice(&(RATE * 2).to_le_bytes()); // bytes per second
+    wav.extend_from_slice(&2_u16.to_le_bytes()); // block align
+    wav.extend_from_slice(&16_u16.to_le_bytes()); // bits per sample
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&DATA_BYTES.to_le_bytes());
+    for i in 0..SAMPLES {
+        let t = f64::from(i) / f64::from(RATE);
+        let sample = (t * 440.0 * std::f64::consts::TAU).sin() * f64::from(i16::MAX) / 3.0;
+        #[expect(clippy::cast_possible_truncation, reason = "|sample| <= i16::MAX / 3")]
+        let sample = sample.round() as i16;
+        wav.extend_from_slice(&sample.to_le_bytes());
+    }
+    wav
+}
+
+/// Standard base64 with padding (RFC 4648 §4).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0_u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[tokio::main]
+async fn main() -> Result<(), mcp_runtime::Error> {
+    mcp_runtime::init_stderr_logging();
+    Server::builder("mcp-rust-sdk-conformance", env!("CARGO_PKG_VERSION"))
+        .tool(test_simple_text)
+        .tool(test_image_content)
+        .tool(test_audio_content)
+        .tool(test_embedded_resource)
+        .tool(test_multiple_content_types)
+        .tool(test_tool_with_logging)
+        .tool(test_tool_with_progress)
+        .tool(test_error_handling)
+        .build()?
+        .serve_stdio()
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        for (raw, encoded) in
+            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE=")]
+        {
+            assert_eq!(base64(raw.as_bytes()), encoded);
+        }
+    }
+
+    #[test]
+    fn the_wav_is_well_formed() {
+        let wav = tone_wav();
+        assert_eq!(&wav[..4], b"RIFF");
+        assert_eq!(u32::from_le_bytes(wav[4..8].try_into().unwrap()) as usize, wav.len() - 8);
+        assert_eq!(&wav[8..16], b"WAVEfmt ");
+        assert_eq!(wav.len(), 44 + 800);
+    }
+
+    #[test]
+    fn the_png_is_a_png() {
+        assert_eq!(&RED_PIXEL_PNG[..8], b"\x89PNG\r\n\x1a\n");
+    }
+}
