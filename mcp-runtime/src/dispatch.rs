@@ -3,6 +3,7 @@
 //! its output. Every failure here is a tool execution error, built by `envelope::fail`.
 
 use std::any::Any;
+use std::fmt::Write as _;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -22,7 +23,7 @@ use crate::request_id::RequestId;
 use crate::server::{Call, PolicyRequest, Registered};
 use crate::session::Session;
 
-/// A `tools/call` whose params have the CallToolRequest shape.
+/// A `tools/call` whose params have the `CallToolRequest` shape.
 pub(crate) struct CallRequest {
     pub(crate) name: String,
     pub(crate) arguments: Option<Value>,
@@ -48,7 +49,7 @@ pub(crate) async fn call(
         }
         let mut hint = String::from("Re-run tools/list and retry.");
         if let Some(near) = did_you_mean(session, &shown) {
-            hint.push_str(&format!(" Did you mean {near}?"));
+            let _ = write!(hint, " Did you mean {near}?");
         }
         let err = ToolError::invalid_params(format!("Unknown tool: {shown}."))
             .reason("unknown_tool")
@@ -90,16 +91,16 @@ pub(crate) async fn call(
     let handler = InCall { session: Arc::clone(session), inner: (tool.spec.call)(Call { args, info }) };
     let handler = tracing::Instrument::instrument(CatchUnwind(handler), span);
     let outcome = match tool.timeout {
-        Some(limit) => match tokio::time::timeout(limit, handler).await {
-            Ok(caught) => caught,
-            Err(_) => {
+        Some(limit) => {
+            let Ok(caught) = tokio::time::timeout(limit, handler).await else {
                 let err = ToolError::timeout(format!("Tool {name} did not finish within {} s.", seconds(limit)))
                     .reason("timeout")
                     .retryable(true)
                     .hint("Retry the call; if it keeps timing out, narrow its input.");
                 return Ok(fail(name, err, request_id, tool.spec.contract, Origin::Fault, None));
-            }
-        },
+            };
+            caught
+        }
         None => handler.await,
     };
     Ok(match outcome {
@@ -134,7 +135,7 @@ fn unavailable(tool: &Registered, reason: Option<&str>, hint: Option<&str>, requ
     let name = tool.spec.name;
     let mut message = format!("Tool unavailable: {name}.");
     if let Some(reason) = reason {
-        message.push_str(&format!(" Reason: {}.", reason.trim_end_matches('.')));
+        let _ = write!(message, " Reason: {}.", reason.trim_end_matches('.'));
     }
     let hint = hint.unwrap_or("Pick another tool from tools/list; this one cannot be called now.").to_owned();
     let err = ToolError::forbidden(message).reason("tool_unavailable").retryable(false).hint(hint);

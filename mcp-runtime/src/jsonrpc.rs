@@ -51,23 +51,22 @@ pub(crate) fn parse(line: &[u8]) -> Incoming {
     // A derived `Deserialize` also accepts a JSON array (fields by position), so a batch must
     // be caught before `Raw` reads it: `["2.0", 1, "ping"]` is not a ping.
     if line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
-        return match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
-            Err(_) => Incoming::ParseError,
-            Ok(_) => Incoming::Invalid {
+        return if not_json(line) {
+            Incoming::ParseError
+        } else {
+            Incoming::Invalid {
                 id: Value::Null,
                 message: "Invalid request: JSON-RPC batches are not supported; send one message per line",
-            },
+            }
         };
     }
     let raw: Raw = match serde_json::from_slice(line) {
         Ok(raw) => raw,
         Err(_) => {
-            return match serde_json::from_slice::<serde::de::IgnoredAny>(line) {
-                Err(_) => Incoming::ParseError,
-                Ok(_) => Incoming::Invalid {
-                    id: Value::Null,
-                    message: "Invalid request: a JSON-RPC message is a JSON object",
-                },
+            return if not_json(line) {
+                Incoming::ParseError
+            } else {
+                Incoming::Invalid { id: Value::Null, message: "Invalid request: a JSON-RPC message is a JSON object" }
             };
         }
     };
@@ -81,6 +80,11 @@ pub(crate) fn parse(line: &[u8]) -> Incoming {
     if raw.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
         return Incoming::Invalid { id, message: "Invalid request: `jsonrpc` must be \"2.0\"" };
     }
+    // A response is never answered, whatever its id (`null` is the id of an error response
+    // to a message the client could not read).
+    if raw.method.is_none() && (raw.result.is_some() || raw.error.is_some()) {
+        return Incoming::Response;
+    }
     if !id_ok {
         return Incoming::Invalid { id, message: "Invalid request: `id` must be a string or an integer" };
     }
@@ -90,9 +94,14 @@ pub(crate) fn parse(line: &[u8]) -> Incoming {
             None => Incoming::Notification { method, params: raw.params },
         },
         Some(_) => Incoming::Invalid { id, message: "Invalid request: `method` must be a string" },
-        None if raw.result.is_some() || raw.error.is_some() => Incoming::Response,
         None => Incoming::Invalid { id, message: "Invalid request: no `method`" },
     }
+}
+
+/// Not JSON at all (-32700), as opposed to JSON that is not a JSON-RPC message (-32600).
+/// Skipping a value does not check that its strings are UTF-8, so that is checked first.
+fn not_json(line: &[u8]) -> bool {
+    std::str::from_utf8(line).is_err() || serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err()
 }
 
 #[derive(Serialize)]
@@ -187,6 +196,8 @@ mod tests {
         assert!(kind(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).starts_with("Request"));
         assert!(kind(r#"{"jsonrpc":"2.0","method":"x"}"#).starts_with("Notification"));
         assert_eq!(kind(r#"{"jsonrpc":"2.0","id":9,"result":{}}"#), "Response");
+        assert_eq!(kind(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#), "Response");
+        assert_eq!(format!("{:?}", parse(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}")), "ParseError");
         assert!(kind(r#"{"jsonrpc":"2.0","id":9}"#).contains("no `method`"));
     }
 

@@ -84,14 +84,14 @@ impl Session {
     }
 
     pub(crate) fn log_to_client(&self, level: LogLevel, logger: &str, data: Value) {
-        if !self.wants(level) {
-            return;
-        }
         #[derive(Serialize)]
         struct Message<'a> {
             level: LogLevel,
             logger: &'a str,
             data: Value,
+        }
+        if !self.wants(level) {
+            return;
         }
         self.send(jsonrpc::notification("notifications/message", &Message { level, logger, data }));
     }
@@ -154,9 +154,10 @@ impl Session {
                 };
                 let key = id.to_string();
                 let found = self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key).cloned();
-                match found {
-                    Some(cancel) => cancel.cancel(),
-                    None => tracing::debug!(request = %key, "cancel for an unknown or finished request; ignored"),
+                if let Some(cancel) = found {
+                    cancel.cancel();
+                } else {
+                    tracing::debug!(request = %key, "cancel for an unknown or finished request; ignored");
                 }
             }
             "notifications/initialized" => tracing::debug!("client initialized"),
@@ -249,7 +250,7 @@ impl Session {
     }
 }
 
-/// The CallToolRequest shape: `{name: string, arguments?: object, _meta?: {progressToken?}}`.
+/// The `CallToolRequest` shape: `{name: string, arguments?: object, _meta?: {progressToken?}}`.
 fn call_request(params: Option<Value>) -> Result<CallRequest, RpcError> {
     let Some(Value::Object(mut params)) = params else {
         return Err(RpcError::invalid_params("Invalid params: tools/call needs params {name, arguments?}"));

@@ -1,0 +1,236 @@
+//! The error envelope (ERRORS.md §4, §6) over real pipes, with the fixture tool
+//! `fetch_items(ids, mode)`: each way a failure leaves a handler, the recovery fill, the
+//! terms line, the request id, the log record, and the in-process call path.
+
+use std::time::{Duration, Instant};
+
+use mcp_tests::client::{Client, take_request_id};
+use serde_json::{Value, json};
+
+fn server() -> Client {
+    let mut c = Client::spawn(env!("CARGO_BIN_EXE_fixture-server"), &[]);
+    c.initialize();
+    c
+}
+
+/// The `CallToolResult` of an envelope, with the request id normalised to `<RID>`.
+fn envelope(text: &str, error: &Value) -> Value {
+    json!({"content": [{"type": "text", "text": text}], "structuredContent": {"error": error}, "isError": true})
+}
+
+/// Calls `fetch_items` and returns the result with its request id normalised, and the id.
+fn fetch(c: &mut Client, args: &Value) -> (Value, String) {
+    let mut result = c.call("fetch_items", args.clone());
+    let rid = take_request_id(&mut result);
+    (result, rid)
+}
+
+/// Each mode: the arguments, the expected `content[0].text` and `structuredContent.error`.
+fn cases() -> Vec<(Value, Value)> {
+    vec![
+        // `ctx.fail(no_match)` with the message overridden; the declared recovery is filled
+        // in; `no_match` declares no `retryable`: the terms line has the reason only.
+        (
+            json!({"ids": []}),
+            envelope(
+                "Error: No data for 0 ids\n\nRecovery: Call search_docs to discover valid ids, then retry.\n\n(reason no_match · request <RID>)",
+                &json!({"code": -32001, "message": "No data for 0 ids", "data": {
+                    "reason": "no_match",
+                    "recovery": {"hint": "Call search_docs to discover valid ids, then retry."},
+                    "requestId": "<RID>",
+                }}),
+            ),
+        ),
+        // `ctx.fail(queue_full)` as declared: `when` is the message, `retryable: true`.
+        (
+            json!({"ids": ["a1"], "mode": "queue"}),
+            envelope(
+                "Error: The work queue is full.\n\nRecovery: Wait a few seconds, then call fetch_items again with the same ids.\n\n(reason queue_full · retryable · request <RID>)",
+                &json!({"code": -32003, "message": "The work queue is full.", "data": {
+                    "reason": "queue_full",
+                    "retryable": true,
+                    "recovery": {"hint": "Wait a few seconds, then call fetch_items again with the same ids."},
+                    "requestId": "<RID>",
+                }}),
+            ),
+        ),
+        // A service below the handler raises the declared reason by name; the boundary fill
+        // adds the declared recovery and `retryable: false`; code and message stay as thrown.
+        (
+            json!({"ids": ["b7", "a1"], "mode": "service"}),
+            envelope(
+                "Error: id b7 is not yours\n\nRecovery: Remove the ids you do not own and call fetch_items again.\n\n(reason forbidden_id · not retryable · request <RID>)",
+                &json!({"code": -32005, "message": "id b7 is not yours", "data": {
+                    "reason": "forbidden_id",
+                    "retryable": false,
+                    "recovery": {"hint": "Remove the ids you do not own and call fetch_items again."},
+                    "requestId": "<RID>",
+                }}),
+            ),
+        ),
+        // The throw site's hint wins over the declared recovery.
+        (
+            json!({"ids": ["b1"], "mode": "hint"}),
+            envelope(
+                "Error: None of the requested ids exist.\n\nRecovery: Try ids starting with \"a\".\n\n(reason no_match · request <RID>)",
+                &json!({"code": -32001, "message": "None of the requested ids exist.", "data": {
+                    "reason": "no_match",
+                    "recovery": {"hint": "Try ids starting with \"a\"."},
+                    "requestId": "<RID>",
+                }}),
+            ),
+        ),
+        // The message already contains the hint: no `Recovery:` line, the hint stays in data.
+        (
+            json!({"ids": ["b1"], "mode": "contained"}),
+            envelope(
+                "Error: No ids matched. Call search_docs to discover valid ids, then retry.\n\n(reason no_match · request <RID>)",
+                &json!({"code": -32001, "message": "No ids matched. Call search_docs to discover valid ids, then retry.", "data": {
+                    "reason": "no_match",
+                    "recovery": {"hint": "Call search_docs to discover valid ids, then retry."},
+                    "requestId": "<RID>",
+                }}),
+            ),
+        ),
+        // An author-built `ToolError` without a reason: `retryable` only.
+        (
+            json!({"ids": ["a1"], "mode": "retry_only"}),
+            envelope(
+                "Error: upstream restarting\n\n(retryable · request <RID>)",
+                &json!({"code": -32000, "message": "upstream restarting", "data": {"retryable": true, "requestId": "<RID>"}}),
+            ),
+        ),
+        // A plain `io::Error`: classified by kind (PermissionDenied → Forbidden), its
+        // `Display` text, nothing filled, data only the request id.
+        (
+            json!({"ids": ["a1"], "mode": "plain"}),
+            envelope(
+                "Error: disk says no\n\n(request <RID>)",
+                &json!({"code": -32005, "message": "disk says no", "data": {"requestId": "<RID>"}}),
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn each_way_out_of_a_handler_renders_its_envelope() {
+    let mut c = server();
+    for (args, expected) in cases() {
+        let (result, _) = fetch(&mut c, &args);
+        assert_eq!(result, expected, "arguments {args}");
+    }
+}
+
+#[test]
+fn both_surfaces_carry_the_same_request_id_and_the_whole_json_rpc_message() {
+    let mut c = server();
+    let resp = c.roundtrip("tools/call", json!({"name": "fetch_items", "arguments": {"ids": [], "mode": "queue"}}));
+    let mut result = resp["result"].clone();
+    let rid = take_request_id(&mut result);
+    // `take_request_id` checked the format and replaced it on both surfaces; put it back
+    // and compare the whole message.
+    let text = format!(
+        "Error: The work queue is full.\n\nRecovery: Wait a few seconds, then call fetch_items again with the same ids.\n\n(reason queue_full · retryable · request {rid})"
+    );
+    let expected = json!({"jsonrpc": "2.0", "id": resp["id"], "result": envelope(&text, &json!({
+        "code": -32003,
+        "message": "The work queue is full.",
+        "data": {
+            "reason": "queue_full",
+            "retryable": true,
+            "recovery": {"hint": "Wait a few seconds, then call fetch_items again with the same ids."},
+            "requestId": rid,
+        },
+    }))});
+    assert_eq!(resp, expected);
+    // The request id is the server's, never the client's JSON-RPC id.
+    assert_ne!(json!(rid), resp["id"]);
+}
+
+#[test]
+fn request_ids_are_fresh_per_call() {
+    let mut c = server();
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..20 {
+        let (_, rid) = fetch(&mut c, &json!({"ids": ["a"], "mode": "plain"}));
+        assert!(seen.insert(rid.clone()), "request id {rid} repeated");
+    }
+}
+
+#[test]
+fn a_success_carries_no_envelope() {
+    let mut c = server();
+    let result = c.call("fetch_items", json!({"ids": ["a1", "b2"], "mode": "other"}));
+    let items = json!({"ids": ["a1", "b2"]});
+    assert_eq!(result, json!({"content": [{"type": "text", "text": items.to_string()}], "structuredContent": items}));
+    let result = c.call("fetch_items", json!({"ids": ["z"]}));
+    let items = json!({"ids": ["z"]});
+    assert_eq!(result, json!({"content": [{"type": "text", "text": items.to_string()}], "structuredContent": items}));
+}
+
+/// Waits until stderr holds a line with every one of `needles`; returns that line.
+fn log_line(c: &Client, needles: &[&str]) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let stderr = c.stderr();
+        if let Some(line) = stderr.lines().find(|l| needles.iter().all(|n| l.contains(n))) {
+            return line.to_owned();
+        }
+        assert!(Instant::now() < deadline, "no stderr line with {needles:?} in:\n{stderr}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn each_failure_is_logged_once_with_its_request_id() {
+    let mut c = server();
+    for (args, expected) in cases() {
+        let (_, rid) = fetch(&mut c, &args);
+        let message = expected["structuredContent"]["error"]["message"].as_str().expect("message");
+        let record = format!("Error in tool:fetch_items: {message}");
+        let line = log_line(&c, &[&record, &rid]);
+        assert!(line.contains(&format!("request_id={rid}")), "{line}");
+        let code = expected["structuredContent"]["error"]["code"].as_i64().expect("code");
+        assert!(line.contains(&format!("code={code}")), "{line}");
+        if let Some(reason) = expected["structuredContent"]["error"]["data"]["reason"].as_str() {
+            assert!(line.contains(&format!("reason=\"{reason}\"")), "{line}");
+        }
+        let stderr = c.stderr();
+        let records = stderr.lines().filter(|l| l.contains("Error in tool:") && l.contains(&rid)).count();
+        assert_eq!(records, 1, "one record per failed call:\n{stderr}");
+    }
+    // Nothing of the envelope machinery leaks to stdout beyond the answers (the client would
+    // have panicked on a non-JSON line), and a success logs no error record.
+    let before = c.stderr().lines().filter(|l| l.contains("Error in tool:")).count();
+    c.call("fetch_items", json!({"ids": ["ok"]}));
+    c.call("echo", json!({"text": "sync"}));
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(c.stderr().lines().filter(|l| l.contains("Error in tool:")).count(), before);
+}
+
+#[test]
+fn the_plain_error_is_logged_with_its_source_chain_but_never_sent() {
+    let mut c = server();
+    let (result, rid) = fetch(&mut c, &json!({"ids": ["a1"], "mode": "plain"}));
+    assert_eq!(result["structuredContent"]["error"]["data"], json!({"requestId": "<RID>"}));
+    let line = log_line(&c, &["Error in tool:fetch_items: disk says no", &rid]);
+    assert!(line.contains("chain=disk says no"), "{line}");
+}
+
+fn normalised(mut result: Value) -> Value {
+    take_request_id(&mut result);
+    result
+}
+
+#[tokio::test]
+async fn the_in_process_call_path_yields_the_same_envelopes() {
+    let in_process = mcp_tests::fixture::builder(false).build().expect("build");
+    // The stdio client blocks; the server it talks to is another process, so that is fine.
+    let mut c = server();
+    for (args, expected) in cases() {
+        let local = serde_json::to_value(in_process.call("fetch_items", args.clone()).await).expect("serialize");
+        let (wire, _) = fetch(&mut c, &args);
+        assert_eq!(normalised(local), wire, "arguments {args}");
+        assert_eq!(wire, expected, "arguments {args}");
+    }
+}

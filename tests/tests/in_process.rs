@@ -1,0 +1,145 @@
+//! `Server::call`: the production pipeline without a transport gives what a client gets over
+//! stdio; and building a server refuses duplicate tool names with an error, not a panic.
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::{Error, Server as RuntimeServer};
+use mcp_tests::client::{Client, take_request_id};
+use serde_json::{Value, json};
+
+fn fixture() -> RuntimeServer {
+    mcp_tests::fixture::builder(false).build().expect("the fixture server builds")
+}
+
+fn over_stdio() -> Client {
+    let mut c = Client::spawn(env!("CARGO_BIN_EXE_fixture-server"), &[]);
+    c.initialize();
+    c
+}
+
+async fn local(server: &RuntimeServer, name: &str, args: Value) -> Value {
+    serde_json::to_value(server.call(name, args).await).expect("a result serializes")
+}
+
+#[tokio::test]
+async fn a_call_in_process_returns_what_stdio_returns() {
+    let server = fixture();
+    let mut c = over_stdio();
+    let expected = json!({"content": [{"type": "text", "text": "{\"sum\":5}"}], "structuredContent": {"sum": 5}});
+    assert_eq!(local(&server, "add", json!({"a": 2, "b": 3})).await, expected);
+    assert_eq!(c.call("add", json!({"a": 2, "b": 3})), expected);
+
+    let typed = server.call("add", json!({"a": 2, "b": 3})).await;
+    assert_eq!(typed.is_error, None);
+    assert_eq!(typed.structured_content, Some(json!({"sum": 5})));
+
+    for (name, args) in [
+        ("echo", json!({"text": "same"})),
+        ("search_docs", json!({"query": "q", "limit": 2})),
+        ("sleep_ms", json!({"ms": 5})),
+        ("fetch_items", json!({"ids": ["a", "b"]})),
+    ] {
+        assert_eq!(local(&server, name, args.clone()).await, c.call(name, args.clone()), "{name} {args}");
+    }
+}
+
+fn normalised(mut result: Value) -> Value {
+    take_request_id(&mut result);
+    result
+}
+
+#[tokio::test]
+async fn failures_in_process_are_the_same_envelopes() {
+    let server = fixture();
+    let mut c = over_stdio();
+    let expected = json!({
+        "content": [{"type": "text", "text": "Error: Unknown tool: ehco.\n\nRecovery: Re-run tools/list and retry. Did you mean echo?\n\n(reason unknown_tool · not retryable · request <RID>)"}],
+        "structuredContent": {"error": {"code": -32602, "message": "Unknown tool: ehco.", "data": {
+            "reason": "unknown_tool",
+            "retryable": false,
+            "recovery": {"hint": "Re-run tools/list and retry. Did you mean echo?"},
+            "requestId": "<RID>",
+        }}},
+        "isError": true,
+    });
+    assert_eq!(normalised(local(&server, "ehco", json!({})).await), expected);
+    assert_eq!(normalised(c.call("ehco", json!({}))), expected);
+
+    for (name, args) in [
+        ("legacy_report", json!({})),
+        ("admin_reset", json!({})),
+        ("boom", json!({})),
+        ("bad_output", json!({"kind": "range"})),
+        ("fetch_items", json!({"ids": [], "mode": "service"})),
+        ("add", json!({"a": 1, "b": 2, "c": 3})),
+    ] {
+        let here = normalised(local(&server, name, args.clone()).await);
+        assert_eq!(here["isError"], json!(true), "{name}: {here}");
+        assert_eq!(here, normalised(c.call(name, args.clone())), "{name} {args}");
+    }
+}
+
+#[tokio::test]
+async fn strict_resolution_never_applies_in_process() {
+    let server = mcp_tests::fixture::builder(true).build().expect("build");
+    let result = normalised(local(&server, "legacy_report", json!({})).await);
+    assert_eq!(
+        result["structuredContent"]["error"],
+        json!({"code": -32005, "message": "Tool unavailable: legacy_report. Reason: replaced by fetch_items.", "data": {
+            "reason": "tool_unavailable",
+            "retryable": false,
+            "recovery": {"hint": "Pick another tool from tools/list; this one cannot be called now."},
+            "requestId": "<RID>",
+        }})
+    );
+    let result = normalised(local(&server, "nope", json!({})).await);
+    assert_eq!(result["structuredContent"]["error"]["message"], json!("Unknown tool: nope."));
+}
+
+/// The first tool called `same`.
+#[tool(name = "same")]
+fn first() -> String {
+    "first".into()
+}
+
+/// The second tool called `same`.
+#[tool(name = "same")]
+fn second() -> String {
+    "second".into()
+}
+
+/// Another tool.
+#[tool]
+fn other() -> String {
+    "other".into()
+}
+
+#[test]
+fn duplicate_tool_names_are_an_error_not_a_panic() {
+    let built =
+        std::panic::catch_unwind(|| Server::builder("dup", "1.0.0").tool(first).tool(other).tool(second).build());
+    let Ok(result) = built else { panic!("building a server with duplicate names panicked") };
+    match result {
+        Err(Error::DuplicateTool(name)) => assert_eq!(name, "same"),
+        Err(e) => panic!("expected DuplicateTool, got {e}"),
+        Ok(_) => panic!("a server with two tools named `same` was built"),
+    }
+    let message = Server::builder("dup", "1.0.0").tool(first).tool(first).build().err().expect("an error").to_string();
+    assert_eq!(
+        message,
+        "two tools are named `same`; tool names must be unique (rename one with #[tool(name = \"…\")])"
+    );
+    // The same tool once, with others, builds.
+    let server = Server::builder("ok", "1.0.0").tool(first).tool(other).build().expect("unique names build");
+    assert_eq!(
+        server.tool_descriptors().iter().map(|d| d["name"].clone()).collect::<Vec<_>>(),
+        [json!("same"), json!("other")]
+    );
+}
+
+#[tokio::test]
+async fn a_disabled_duplicate_is_still_a_duplicate() {
+    let result = Server::builder("dup", "1.0.0").tool(first).disabled_tool(second, "gone").build();
+    assert!(matches!(result, Err(Error::DuplicateTool(ref n)) if n == "same"), "{:?}", result.err());
+    let server = Server::builder("ok", "1.0.0").tool(other).tool(first).build().expect("build");
+    assert_eq!(local(&server, "same", json!({})).await, json!({"content": [{"type": "text", "text": "first"}]}));
+}
