@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use crate::context::{CallInfo, CancelState, Progress};
 use crate::envelope::{Origin, fail};
 use crate::jsonrpc::RpcError;
-use crate::logging::InCall;
+use crate::logging::{InCall, Scope};
 use crate::output::Output;
 use crate::request_id::RequestId;
 use crate::server::{Call, PolicyRequest, Registered};
@@ -85,11 +85,10 @@ pub(crate) async fn call(
         progress: req.progress_token.map(Progress::new),
         cancel,
     };
-    // The handler runs inside a span carrying the request id (so every record of the call
-    // has it) and with its session marked current (so `tracing` events reach the client).
-    let span = tracing::info_span!("call", tool = name, %request_id);
-    let handler = InCall { session: Arc::clone(session), inner: (tool.spec.call)(Call { args, info }) };
-    let handler = tracing::Instrument::instrument(CatchUnwind(handler), span);
+    // The handler runs with its call marked current, so that its `tracing` events reach the
+    // client and every record of the call carries the request id.
+    let scope = Scope { session: Arc::clone(session), tool: name, request_id };
+    let handler = CatchUnwind(InCall { scope, inner: (tool.spec.call)(Call { args, info }) });
     let outcome = match tool.timeout {
         Some(limit) => {
             let Ok(caught) = tokio::time::timeout(limit, handler).await else {

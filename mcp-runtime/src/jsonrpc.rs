@@ -1,19 +1,23 @@
 //! JSON-RPC 2.0 framing: what one incoming line is, and the bytes of what goes out.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-/// One incoming line, classified.
+/// One incoming line, classified. `params` stay unparsed (borrowed from the line) until
+/// the method that reads them knows what shape it wants.
 #[derive(Debug)]
-pub(crate) enum Incoming {
+pub(crate) enum Incoming<'a> {
     Request {
         id: Value,
-        method: String,
-        params: Option<Value>,
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
     },
     Notification {
-        method: String,
-        params: Option<Value>,
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
     },
     /// A response from the client (`result`/`error`, no `method`).
     Response,
@@ -26,28 +30,35 @@ pub(crate) enum Incoming {
     ParseError,
 }
 
+/// The members of a message, each kept as raw JSON text; `Some` whenever the key is present,
+/// `null` included.
 #[derive(Deserialize)]
-struct Raw {
-    #[serde(default, deserialize_with = "present")]
-    jsonrpc: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    method: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    error: Option<Value>,
+struct Raw<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
 }
 
-/// `Some(value)` whenever the key is present, `null` included.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+/// `Some(raw)` whenever the key is present, `null` included.
+pub(crate) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
-pub(crate) fn parse(line: &[u8]) -> Incoming {
+/// `true` when the raw JSON text is an object (it has been parsed, so its first byte tells).
+pub(crate) fn is_object(raw: &RawValue) -> bool {
+    raw.get().starts_with('{')
+}
+
+pub(crate) fn parse(line: &[u8]) -> Incoming<'_> {
     // A derived `Deserialize` also accepts a JSON array (fields by position), so a batch must
     // be caught before `Raw` reads it: `["2.0", 1, "ping"]` is not a ping.
     if line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
@@ -60,7 +71,7 @@ pub(crate) fn parse(line: &[u8]) -> Incoming {
             }
         };
     }
-    let raw: Raw = match serde_json::from_slice(line) {
+    let raw: Raw<'_> = match serde_json::from_slice(line) {
         Ok(raw) => raw,
         Err(_) => {
             return if not_json(line) {
@@ -71,14 +82,16 @@ pub(crate) fn parse(line: &[u8]) -> Incoming {
         }
     };
     // JSON-RPC ids here are strings or integers; `1.5` is not an id.
-    let id_ok = match &raw.id {
-        None | Some(Value::String(_)) => true,
-        Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
-        Some(_) => false,
+    let id = match raw.id.map(|r| serde_json::from_str::<Value>(r.get())) {
+        None => None,
+        Some(Ok(id @ Value::String(_))) => Some(id),
+        Some(Ok(Value::Number(n))) if n.is_i64() || n.is_u64() => Some(Value::Number(n)),
+        Some(_) => Some(Value::Null),
     };
-    let id = if id_ok { raw.id.clone().unwrap_or(Value::Null) } else { Value::Null };
-    if raw.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
-        return Incoming::Invalid { id, message: "Invalid request: `jsonrpc` must be \"2.0\"" };
+    let id_ok = id.as_ref().is_none_or(|id| !id.is_null());
+    let reply_to = id.clone().unwrap_or(Value::Null);
+    if raw.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+        return Incoming::Invalid { id: reply_to, message: "Invalid request: `jsonrpc` must be \"2.0\"" };
     }
     // A response is never answered, whatever its id (`null` is the id of an error response
     // to a message the client could not read).
@@ -86,15 +99,22 @@ pub(crate) fn parse(line: &[u8]) -> Incoming {
         return Incoming::Response;
     }
     if !id_ok {
-        return Incoming::Invalid { id, message: "Invalid request: `id` must be a string or an integer" };
+        return Incoming::Invalid { id: reply_to, message: "Invalid request: `id` must be a string or an integer" };
     }
-    match raw.method {
-        Some(Value::String(method)) => match raw.id {
-            Some(id) => Incoming::Request { id, method, params: raw.params },
-            None => Incoming::Notification { method, params: raw.params },
+    let Some(method) = raw.method else {
+        return Incoming::Invalid { id: reply_to, message: "Invalid request: no `method`" };
+    };
+    // Borrowed from the line unless the name has escapes.
+    let method = match serde_json::from_str::<&str>(method.get()) {
+        Ok(borrowed) => Cow::Borrowed(borrowed),
+        Err(_) => match serde_json::from_str::<String>(method.get()) {
+            Ok(owned) => Cow::Owned(owned),
+            Err(_) => return Incoming::Invalid { id: reply_to, message: "Invalid request: `method` must be a string" },
         },
-        Some(_) => Incoming::Invalid { id, message: "Invalid request: `method` must be a string" },
-        None => Incoming::Invalid { id, message: "Invalid request: no `method`" },
+    };
+    match id {
+        Some(id) => Incoming::Request { id, method, params: raw.params },
+        None => Incoming::Notification { method, params: raw.params },
     }
 }
 

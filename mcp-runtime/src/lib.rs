@@ -22,7 +22,7 @@ mod validate;
 
 pub use context::{Ctx, LogLevel};
 pub use jsonrpc::RpcError;
-pub use logging::{client_log_layer, init_stderr_logging};
+pub use logging::{client_log_layer, current_request_id, init_stderr_logging};
 pub use mcp_core::{
     Annotations, CallToolResult, Content, Contract, ContractEntry, ErrorCode, Icon, IntoContents, NoReasons,
     ResourceContents, Role, Severity, ToolAnnotations, ToolError, classify,

@@ -16,6 +16,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::context::LogLevel;
+use crate::request_id::RequestId;
 use crate::session::Session;
 
 /// Installs the default `tracing` subscriber: records to stderr (at `info` and above unless
@@ -25,8 +26,52 @@ use crate::session::Session;
 pub fn init_stderr_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).with_filter(filter);
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .event_format(CallFormat)
+        .with_filter(filter);
     let _ = tracing_subscriber::registry().with(stderr).with(client_log_layer()).try_init();
+}
+
+/// The request id of the call whose handler is running on this thread, if any: for your own
+/// log formatting (the default subscriber already prints it on every record of a call).
+pub fn current_request_id() -> Option<RequestId> {
+    CURRENT.with(|c| c.borrow().as_ref().map(|scope| scope.request_id))
+}
+
+/// `2026-11-29T20:31:03.083Z  INFO call{tool=work request_id=1FIJP-5LHO6}: target: message k=v`:
+/// the default format, plus the call a record belongs to, read from the thread-local scope
+/// (cheaper than a span per call, which costs on every call whether or not anything logs).
+struct CallFormat;
+
+impl<S, N> tracing_subscriber::fmt::FormatEvent<S, N> for CallFormat
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    N: for<'a> tracing_subscriber::fmt::FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &tracing_subscriber::fmt::FmtContext<'_, S, N>,
+        mut writer: tracing_subscriber::fmt::format::Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        use tracing_subscriber::fmt::time::FormatTime;
+        tracing_subscriber::fmt::time::SystemTime.format_time(&mut writer)?;
+        write!(writer, " {:>5} ", event.metadata().level())?;
+        CURRENT.with(|c| match c.borrow().as_ref() {
+            Some(scope) => write!(writer, "call{{tool={} request_id={}}}: ", scope.tool, scope.request_id),
+            None => Ok(()),
+        })?;
+        if let Some(scope) = ctx.event_scope() {
+            for span in scope.from_root() {
+                write!(writer, "{}: ", span.name())?;
+            }
+        }
+        write!(writer, "{}: ", event.metadata().target())?;
+        ctx.field_format().format_fields(writer.by_ref(), event)?;
+        writeln!(writer)
+    }
 }
 
 /// A `tracing` layer that forwards events emitted while a tool handler runs to that call's
@@ -46,7 +91,9 @@ struct ClientLog;
 
 impl<S: tracing::Subscriber> Layer<S> for ClientLog {
     fn on_event(&self, event: &tracing::Event<'_>, _ctx: tracing_subscriber::layer::Context<'_, S>) {
-        let Some(session) = CURRENT.with(|c| c.borrow().clone()) else { return };
+        let Some(session) = CURRENT.with(|c| c.borrow().as_ref().map(|scope| Arc::clone(&scope.session))) else {
+            return;
+        };
         let level = match *event.metadata().level() {
             tracing::Level::ERROR => LogLevel::Error,
             tracing::Level::WARN => LogLevel::Warning,
@@ -110,15 +157,23 @@ impl Visit for Fields {
     }
 }
 
-thread_local! {
-    /// The session of the handler being polled on this thread, if any.
-    static CURRENT: RefCell<Option<Arc<Session>>> = const { RefCell::new(None) };
+/// The call a handler being polled belongs to.
+#[derive(Clone)]
+pub(crate) struct Scope {
+    pub(crate) session: Arc<Session>,
+    pub(crate) tool: &'static str,
+    pub(crate) request_id: RequestId,
 }
 
-/// Marks the session as current while the handler future is polled, so that the layer
-/// knows where a `tracing` event inside the handler belongs.
+thread_local! {
+    /// The call whose handler is being polled on this thread, if any.
+    static CURRENT: RefCell<Option<Scope>> = const { RefCell::new(None) };
+}
+
+/// Marks the call as current while the handler future is polled, so that a `tracing` event
+/// inside the handler reaches its client and carries its request id.
 pub(crate) struct InCall<F> {
-    pub(crate) session: Arc<Session>,
+    pub(crate) scope: Scope,
     pub(crate) inner: F,
 }
 
@@ -127,13 +182,13 @@ impl<F: Future + Unpin> Future for InCall<F> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = &mut *self;
-        let previous = CURRENT.with(|c| c.replace(Some(Arc::clone(&this.session))));
+        let previous = CURRENT.with(|c| c.replace(Some(this.scope.clone())));
         let _restore = Restore(previous);
         Pin::new(&mut this.inner).poll(cx)
     }
 }
 
-struct Restore(Option<Arc<Session>>);
+struct Restore(Option<Scope>);
 
 impl Drop for Restore {
     fn drop(&mut self) {
@@ -142,7 +197,7 @@ impl Drop for Restore {
     }
 }
 
-/// The stderr copy of a record a handler sent to the client (the call's span adds the
+/// The stderr copy of a record a handler sent to the client (the call's scope adds the
 /// request id).
 pub(crate) fn stderr_record(level: LogLevel, tool: &str, data: &Value) {
     macro_rules! record {

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -37,7 +38,7 @@ pub(crate) enum Next {
     /// already, so a `notifications/cancelled` on the next line finds it.
     Call {
         id: Value,
-        params: Option<Value>,
+        req: CallRequest,
         cancel: Arc<CancelState>,
     },
 }
@@ -113,27 +114,33 @@ impl Session {
         ));
     }
 
-    /// Handles one line. Everything but `tools/call` is answered here, at once.
+    /// Handles one line. Everything but `tools/call` is answered here, at once; a
+    /// `tools/call` is parsed here and handed back to run in its own task.
     pub(crate) fn handle(&self, line: &[u8]) -> Next {
         match jsonrpc::parse(line) {
             Incoming::ParseError => self.send(jsonrpc::failure(&Value::Null, -32700, "Parse error")),
             Incoming::Invalid { id, message } => self.send(jsonrpc::failure(&id, -32600, message)),
             Incoming::Response => tracing::debug!("ignoring a response that matches no request of this server"),
-            Incoming::Notification { method, params } => self.notification(&method, params),
+            Incoming::Notification { method, params } => self.notification(&method, value(params)),
             Incoming::Request { id, method, params } => {
-                let answer = match method.as_str() {
-                    "tools/call" => {
-                        let cancel = Arc::new(CancelState::default());
-                        self.in_flight
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner)
-                            .insert(id.to_string(), Arc::clone(&cancel));
-                        return Next::Call { id, params, cancel };
-                    }
-                    "initialize" => self.initialize(params).map(|r| jsonrpc::success(&id, &r)),
+                let answer = match &*method {
+                    "tools/call" => match call_request(params) {
+                        Ok(req) => {
+                            let cancel = Arc::new(CancelState::default());
+                            self.in_flight
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .insert(id.to_string(), Arc::clone(&cancel));
+                            return Next::Call { id, req, cancel };
+                        }
+                        Err(e) => Err(e),
+                    },
+                    "initialize" => self.initialize(value(params)).map(|r| jsonrpc::success(&id, &r)),
                     "ping" => Ok(jsonrpc::success(&id, &json!({}))),
-                    "tools/list" => self.list(params.as_ref()).map(|page| jsonrpc::success(&id, &page)),
-                    "logging/setLevel" => self.set_level(params.as_ref()).map(|()| jsonrpc::success(&id, &json!({}))),
+                    "tools/list" => self.list(value(params).as_ref()).map(|page| jsonrpc::success(&id, &page)),
+                    "logging/setLevel" => {
+                        self.set_level(value(params).as_ref()).map(|()| jsonrpc::success(&id, &json!({})))
+                    }
                     other => Err(RpcError {
                         code: -32601,
                         message: format!("Method not found: {}", dispatch::display_name(other)),
@@ -218,15 +225,8 @@ impl Session {
     }
 
     /// Runs one `tools/call` to its answer (in its own task), unless the client cancels it.
-    pub(crate) async fn run_call(self: Arc<Self>, id: Value, params: Option<Value>, cancel: Arc<CancelState>) {
+    pub(crate) async fn run_call(self: Arc<Self>, id: Value, req: CallRequest, cancel: Arc<CancelState>) {
         let key = id.to_string();
-        let req = match call_request(params) {
-            Ok(req) => req,
-            Err(e) => {
-                self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
-                return self.send(jsonrpc::failure(&id, e.code, &e.message));
-            }
-        };
         let fut = dispatch::call(&self, req, Arc::clone(&cancel));
         tokio::pin!(fut);
         let outcome = tokio::select! {
@@ -250,24 +250,40 @@ impl Session {
     }
 }
 
+/// Params that a method reads as a tree (the rare ones: `initialize`, `tools/list`, …).
+fn value(params: Option<&RawValue>) -> Option<Value> {
+    params.and_then(|p| serde_json::from_str(p.get()).ok())
+}
+
+/// The members of `tools/call` params, unparsed but for `arguments`, which validation reads.
+#[derive(serde::Deserialize)]
+struct RawCall<'a> {
+    #[serde(default, borrow, deserialize_with = "jsonrpc::present")]
+    name: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "jsonrpc::present")]
+    arguments: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "_meta", deserialize_with = "jsonrpc::present")]
+    meta: Option<&'a RawValue>,
+}
+
 /// The `CallToolRequest` shape: `{name: string, arguments?: object, _meta?: {progressToken?}}`.
-fn call_request(params: Option<Value>) -> Result<CallRequest, RpcError> {
-    let Some(Value::Object(mut params)) = params else {
-        return Err(RpcError::invalid_params("Invalid params: tools/call needs params {name, arguments?}"));
-    };
-    let name = match params.remove("name") {
-        Some(Value::String(name)) => name,
-        Some(_) => return Err(RpcError::invalid_params("Invalid params: `name` must be a string")),
+fn call_request(params: Option<&RawValue>) -> Result<CallRequest, RpcError> {
+    let shape = || RpcError::invalid_params("Invalid params: tools/call needs params {name, arguments?}");
+    let params = params.filter(|p| jsonrpc::is_object(p)).ok_or_else(shape)?;
+    let raw: RawCall<'_> = serde_json::from_str(params.get()).map_err(|_| shape())?;
+    let name = match raw.name {
         None => return Err(RpcError::invalid_params("Invalid params: `name` is required")),
+        Some(name) => serde_json::from_str::<String>(name.get())
+            .map_err(|_| RpcError::invalid_params("Invalid params: `name` must be a string"))?,
     };
-    let arguments = match params.remove("arguments") {
+    let arguments = match raw.arguments {
         None => None,
-        Some(v @ Value::Object(_)) => Some(v),
+        Some(args) if jsonrpc::is_object(args) => Some(serde_json::from_str::<Value>(args.get()).map_err(|_| shape())?),
         Some(_) => return Err(RpcError::invalid_params("Invalid params: `arguments` must be an object")),
     };
-    let progress_token = match params.get("_meta") {
+    let progress_token = match raw.meta.map(|m| serde_json::from_str::<Value>(m.get())) {
         None => None,
-        Some(Value::Object(meta)) => match meta.get("progressToken") {
+        Some(Ok(Value::Object(meta))) => match meta.get("progressToken") {
             None => None,
             Some(t @ (Value::String(_) | Value::Number(_))) => Some(t.clone()),
             Some(_) => {

@@ -20,8 +20,13 @@ const NOTIFICATION_GAP: std::time::Duration = std::time::Duration::from_millis(2
 
 impl Server {
     /// Serves on stdin/stdout until EOF on stdin. Logs go to stderr.
+    ///
+    /// When stdin and stdout are pipes or sockets (as when a client launches the server),
+    /// they are read and written directly by the runtime's event loop; otherwise (a
+    /// terminal, a file) through tokio's blocking stdio.
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+        let (input, output) = stdio()?;
+        self.serve(input, output).await
     }
 
     /// Serves newline-delimited JSON-RPC on any byte streams until EOF on `input`.
@@ -55,12 +60,12 @@ impl Server {
                 )),
                 Line::Blank => {}
                 Line::Data => {
-                    if let Next::Call { id, params, cancel } = session.handle(lines.current()) {
+                    if let Next::Call { id, req, cancel } = session.handle(lines.current()) {
                         let Ok(slot) = Arc::clone(&slots).acquire_owned().await else { break };
                         let session = Arc::clone(&session);
                         calls.spawn(async move {
                             let _slot = slot;
-                            session.run_call(id, params, cancel).await;
+                            session.run_call(id, req, cancel).await;
                         });
                     }
                 }
@@ -80,6 +85,51 @@ impl Server {
             Err(e) => Err(Error::Io(std::io::Error::other(e))),
         }
     }
+}
+
+type Input = Box<dyn AsyncRead + Unpin + Send>;
+type Output = Box<dyn AsyncWrite + Unpin + Send>;
+
+/// Stdin and stdout as async streams. A pipe or socket is registered with the event loop
+/// (no thread hand-off per read or write, unlike tokio's stdio, which does each one on a
+/// blocking thread).
+#[cfg(unix)]
+fn stdio() -> std::io::Result<(Input, Output)> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+
+    let input: Input = {
+        let file = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned()?);
+        let kind = file.metadata()?.file_type();
+        if kind.is_fifo() {
+            Box::new(tokio::net::unix::pipe::Receiver::from_file(file)?)
+        } else if kind.is_socket() {
+            let socket = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(file));
+            socket.set_nonblocking(true)?;
+            Box::new(tokio::net::UnixStream::from_std(socket)?)
+        } else {
+            Box::new(tokio::io::stdin())
+        }
+    };
+    let output: Output = {
+        let file = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
+        let kind = file.metadata()?.file_type();
+        if kind.is_fifo() {
+            Box::new(tokio::net::unix::pipe::Sender::from_file(file)?)
+        } else if kind.is_socket() {
+            let socket = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(file));
+            socket.set_nonblocking(true)?;
+            Box::new(tokio::net::UnixStream::from_std(socket)?)
+        } else {
+            Box::new(tokio::io::stdout())
+        }
+    };
+    Ok((input, output))
+}
+
+#[cfg(not(unix))]
+fn stdio() -> std::io::Result<(Input, Output)> {
+    Ok((Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout())))
 }
 
 /// Writes every queued line, flushing when the queue is drained, so a burst of responses
