@@ -8,6 +8,7 @@
 //! text), `context` (what the handler sees), `output` (return value to result), `envelope`
 //! (recovery fill, log record, error envelope).
 
+mod connection;
 mod context;
 mod dispatch;
 mod envelope;
@@ -20,6 +21,7 @@ mod session;
 mod transport;
 mod validate;
 
+pub use connection::Connection;
 pub use context::{Ctx, LogLevel};
 pub use jsonrpc::RpcError;
 pub use logging::{client_log_layer, current_request_id, init_stderr_logging};

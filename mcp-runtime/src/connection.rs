@@ -1,0 +1,58 @@
+//! An in-process connection: JSON-RPC lines in, the lines the server writes out, with no
+//! transport. The same session logic as stdio, for tests and benchmarks.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use crate::server::Server;
+use crate::session::{Next, Session};
+
+/// One client connection to a [`Server`], in-process. Feed it JSON-RPC messages with
+/// [`Connection::send`]; it returns everything the server wrote in answer (responses and
+/// notifications), exactly as stdio would carry them.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Says hello.
+/// #[tool]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
+/// let server = Server::builder("demo", "1.0.0").tool(hello).build()?;
+/// let mut conn = server.connect();
+/// let out = conn.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello"}}"#).await;
+/// assert_eq!(out, [r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}"#]);
+/// # Ok(()) }
+/// ```
+pub struct Connection {
+    session: Arc<Session>,
+    written: mpsc::UnboundedReceiver<Vec<u8>>,
+}
+
+impl Server {
+    /// Opens an in-process connection (a fresh session: not initialized, log level `info`).
+    pub fn connect(&self) -> Connection {
+        let (tx, written) = mpsc::unbounded_channel();
+        Connection { session: Arc::new(Session::new(Arc::clone(&self.shared), Some(tx))), written }
+    }
+}
+
+impl Connection {
+    /// Handles one message (a `tools/call` runs to completion) and returns the lines the
+    /// server wrote meanwhile, without their newlines.
+    pub async fn send(&mut self, message: &str) -> Vec<String> {
+        if let Next::Call { id, req, cancel } = self.session.handle(message.as_bytes()) {
+            Arc::clone(&self.session).run_call(id, req, cancel).await;
+        }
+        let mut out = Vec::new();
+        while let Ok(mut line) = self.written.try_recv() {
+            line.pop();
+            out.push(String::from_utf8(line).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
+        }
+        out
+    }
+}
