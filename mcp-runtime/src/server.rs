@@ -84,7 +84,7 @@ impl Call {
     /// that passed the schema but that serde still cannot read are an `invalid_arguments`
     /// failure (the schema is looser than the Rust type).
     pub fn parts<C: FromCall, A: serde::de::DeserializeOwned>(self) -> Result<(C, A), ToolError> {
-        let args = A::deserialize(self.args).map_err(|e| crate::validate::deserialize_failure(self.info.tool, &e))?;
+        let args = crate::validate::deserialize_args(self.info.tool, self.args)?;
         Ok((C::from_call(self.info), args))
     }
 }
@@ -394,7 +394,9 @@ fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Resu
     })?;
     let (output_schema, wrap_result) = match (spec.output_schema)(&mut generator()) {
         Some(schema) => {
-            let (schema, wrap) = object_output(tidy_root(schema.to_value(), false));
+            let mut schema = tidy_root(schema.to_value(), false);
+            draft07_compatible(&mut schema);
+            let (schema, wrap) = object_output(schema);
             (Some(schema), wrap)
         }
         None => (None, false),
@@ -455,6 +457,34 @@ fn make_strict(map: &mut Map<String, Value>) {
                 }
             }
         }
+    }
+}
+
+/// Rewrites the 2020-12-only keywords schemars can emit into forms that draft-07 validators
+/// (the TypeScript SDK's Ajv) read the same way or more loosely: a tuple's `prefixItems`
+/// becomes `items: {anyOf: [...]}` with its length kept; `unevaluatedProperties` /
+/// `unevaluatedItems` / `dependentSchemas` are dropped. A value the tool produces still
+/// conforms: the rewrite only loosens.
+fn draft07_compatible(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Array(items)) = map.remove("prefixItems") {
+                let mut unique: Vec<Value> = Vec::new();
+                for item in items {
+                    if !unique.contains(&item) {
+                        unique.push(item);
+                    }
+                }
+                let items = if unique.len() == 1 { unique.remove(0) } else { json!({"anyOf": unique}) };
+                map.insert("items".into(), items);
+            }
+            for keyword in ["unevaluatedProperties", "unevaluatedItems", "dependentSchemas"] {
+                map.remove(keyword);
+            }
+            map.values_mut().for_each(draft07_compatible);
+        }
+        Value::Array(values) => values.iter_mut().for_each(draft07_compatible),
+        _ => {}
     }
 }
 
@@ -546,6 +576,24 @@ mod tests {
         let (s, wrap) = object_output(json!({"type": "object", "properties": {}}));
         assert!(!wrap);
         assert_eq!(s, json!({"type": "object", "properties": {}}));
+    }
+
+    #[test]
+    fn output_schemas_lose_2020_12_only_keywords() {
+        let mut s = json!({"type": "object", "properties": {
+            "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2},
+            "same": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"}]},
+            "open": {"type": "object", "unevaluatedProperties": false}
+        }});
+        draft07_compatible(&mut s);
+        assert_eq!(
+            s,
+            json!({"type": "object", "properties": {
+                "pair": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"anyOf": [{"type": "integer"}, {"type": "string"}]}},
+                "same": {"type": "array", "items": {"type": "integer"}},
+                "open": {"type": "object"}
+            }})
+        );
     }
 
     #[test]

@@ -175,6 +175,180 @@ async fn file_size(
     Ok(tokio::fs::metadata(&path).await?.len())
 }
 
+/// A point on the globe.
+#[derive(Serialize, JsonSchema)]
+struct Location {
+    /// Latitude in degrees.
+    lat: f64,
+    /// Longitude in degrees.
+    lon: f64,
+}
+
+/// Returns the point it is given.
+#[tool]
+fn locate(
+    /// Latitude in degrees.
+    lat: f64,
+    /// Longitude in degrees.
+    lon: f64,
+) -> Location {
+    Location { lat, lon }
+}
+
+/// A facet of the host. (Its variants have no doc comments, so its schema is a plain
+/// `enum`; `Kind`'s are documented, so its schema is a `oneOf` of `const`s.)
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum Facet {
+    Os,
+    Cpu,
+    Memory,
+}
+
+/// Names the facet it is asked for.
+#[tool]
+fn facet(
+    /// Which facet.
+    what: Facet,
+) -> String {
+    match what {
+        Facet::Os => "os",
+        Facet::Cpu => "cpu",
+        Facet::Memory => "memory",
+    }
+    .into()
+}
+
+/// Options of `configure`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Opts {
+    /// The only option.
+    a: String,
+}
+
+/// One item of `configure`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Item {
+    /// The item's name.
+    name: String,
+}
+
+/// Applies a configuration and describes it.
+#[tool]
+fn configure(
+    /// The options.
+    opts: Opts,
+    /// How many rows.
+    rows: Option<i64>,
+    /// The items.
+    items: Option<Vec<Item>>,
+) -> String {
+    let names: Vec<String> = items.unwrap_or_default().into_iter().map(|i| i.name).collect();
+    format!("a={} rows={} items={}", opts.a, rows.map_or_else(|| "none".into(), |r| r.to_string()), names.join(","))
+}
+
+/// A kind of `choose`.
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum Kind {
+    /// The first kind.
+    X,
+    /// The second kind.
+    Y,
+}
+
+/// What `choose` picks: by kind and amount, or anything else by name.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum Spec {
+    /// By kind.
+    ByKind {
+        /// The kind.
+        kind: Kind,
+        /// The amount.
+        n: f64,
+    },
+    /// By name.
+    Other {
+        /// The name.
+        other: String,
+    },
+}
+
+/// Picks by a spec and describes the pick.
+#[tool]
+fn choose(
+    /// What to pick.
+    spec: Spec,
+) -> String {
+    match spec {
+        Spec::ByKind { kind: Kind::X, n } => format!("x {n}"),
+        Spec::ByKind { kind: Kind::Y, n } => format!("y {n}"),
+        Spec::Other { other } => format!("other {other}"),
+    }
+}
+
+/// Registers an account (every keyword of the validator has a field here).
+#[tool]
+fn register(
+    /// The schema version: always `v1`.
+    #[schemars(extend("const" = "v1"))]
+    tag: String,
+    /// Three capital letters.
+    #[schemars(regex(pattern = r"^[A-Z]{3}$"))]
+    code: String,
+    /// One to three distinct tags.
+    #[schemars(length(min = 1, max = 3), extend("uniqueItems" = true))]
+    tags: Vec<String>,
+    /// A contact address.
+    #[schemars(email)]
+    email: String,
+    /// A step, in halves.
+    #[schemars(extend("multipleOf" = 0.5))]
+    step: f64,
+    /// A ratio strictly between 0 and 1.
+    #[schemars(extend("exclusiveMinimum" = 0, "exclusiveMaximum" = 1))]
+    ratio: f64,
+) -> String {
+    let _ = (tag, code, tags, email, step, ratio);
+    "ok".into()
+}
+
+/// `find`, whose whole input is a serde internally tagged enum. In a module of its own:
+/// the code `#[tool]` generates for an `#[input]` parameter trips clippy's
+/// `redundant_closure_for_method_calls`, and only a module-level `allow` reaches it.
+#[allow(clippy::redundant_closure_for_method_calls)]
+mod find_tool {
+    use mcp_runtime::prelude::*;
+
+    /// How `find` looks things up.
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(tag = "mode", rename_all = "camelCase", deny_unknown_fields)]
+    pub(crate) enum FindInput {
+        /// By id.
+        ById {
+            /// The id.
+            id: String,
+        },
+        /// By name.
+        ByName {
+            /// The name.
+            name: String,
+        },
+    }
+
+    /// Finds a thing by id or by name.
+    #[tool]
+    pub(crate) fn find(#[input] q: FindInput) -> String {
+        match q {
+            FindInput::ById { id } => format!("id {id}"),
+            FindInput::ByName { name } => format!("name {name}"),
+        }
+    }
+}
+
 /// Every fixture tool, registered. `strict` turns on strict resolution.
 pub fn builder(strict: bool) -> ServerBuilder {
     Server::builder("fixture-server", env!("CARGO_PKG_VERSION"))
@@ -188,6 +362,12 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .disabled_tool(legacy_report, "replaced by fetch_items")
         .tool(admin_reset)
         .tool(file_size)
+        .tool(locate)
+        .tool(facet)
+        .tool(configure)
+        .tool(choose)
+        .tool(register)
+        .tool(find_tool::find)
         .tool(crate::context_tools::work)
         .tool(crate::context_tools::whoami)
         .tool(crate::context_tools::wait_cancel)

@@ -34,8 +34,7 @@ fn message(level: &str, logger: &str, data: Value) -> Value {
 }
 
 fn work_logs(levels: &[&str]) -> Vec<Value> {
-    let mut out: Vec<Value> =
-        levels.iter().map(|l| message(l, "work", json!(format!("{l} from work")))).collect();
+    let mut out: Vec<Value> = levels.iter().map(|l| message(l, "work", json!(format!("{l} from work")))).collect();
     if levels.contains(&"info") {
         out.push(message(
             "info",
@@ -111,7 +110,9 @@ fn a_cancelled_handler_sees_it_cleans_up_and_nothing_is_sent() {
     let mut c = server();
     let id = c.request("tools/call", json!({"name": "wait_cancel", "arguments": {}}));
     std::thread::sleep(Duration::from_millis(100));
-    c.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "user"}}));
+    c.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "user"}}),
+    );
     assert_eq!(c.recv_within(Duration::from_millis(1000)), None, "a cancelled call must get no response");
     let ping = c.roundtrip("ping", json!({}));
     assert_eq!(ping["result"], json!({}));
@@ -130,7 +131,10 @@ fn the_handler_sees_what_the_client_declared() {
     );
     let result = c.call("whoami", json!({}));
     let expected = json!({"name": "probe", "version": "9.1", "capabilities": ["elicitation", "roots", "sampling"]});
-    assert_eq!(result, json!({"content": [{"type": "text", "text": expected.to_string()}], "structuredContent": expected}));
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text", "text": expected.to_string()}], "structuredContent": expected})
+    );
 }
 
 #[test]

@@ -1,0 +1,281 @@
+//! Properties of argument validation over random arguments, through the in-process
+//! production pipeline (`Server::call`): for every fixture tool, the runtime never panics,
+//! every `invalid_arguments` refusal is well formed (a non-empty hint, the text and the
+//! structured error agree, at most 30 issues, no control characters) and echoes no value
+//! the caller sent; and arguments valid for the tool's Rust types are never refused.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use mcp_runtime::Server;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use serde_json::{Map, Value, json};
+
+/// Every string value sent starts with this; none may appear in a refusal.
+const MARK: &str = "val_";
+/// A number sent now and then; it may not appear in a refusal either.
+const MARK_NUMBER: i64 = 7_777_777;
+
+fn server() -> Server {
+    mcp_tests::fixture::builder(false).build().expect("the fixture server builds")
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_time().build().expect("a runtime")
+}
+
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() })
+}
+
+fn marked() -> impl Strategy<Value = String> {
+    "[a-z0-9]{4,8}".prop_map(|s| format!("{MARK}{s}"))
+}
+
+/// Keys: every property name of every fixture schema, unknown ones, and hostile ones.
+fn key(names: Vec<String>) -> impl Strategy<Value = String> {
+    prop_oneof![
+        6 => proptest::sample::select(names),
+        2 => "[a-z]{1,6}",
+        1 => "[a-z]{0,3}[\u{0}-\u{1f}\u{7f}][a-z]{0,3}",
+        1 => "[a-z]{140,300}",
+        1 => Just("0".to_owned()),
+    ]
+}
+
+/// Leaves: values near what the schemas want, values far from it, and marked values.
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        1 => Just(Value::Null),
+        1 => any::<bool>().prop_map(Value::from),
+        1 => (-3_i64..60).prop_map(Value::from),
+        1 => (-5_i32..5).prop_map(|n| Value::from(f64::from(n) * 0.5)),
+        1 => (-1000.0_f64..1000.0).prop_map(Value::from),
+        1 => Just(json!(MARK_NUMBER)),
+        1 => Just(json!(9_223_372_036_854_775_808_u64)),
+        1 => Just(json!(1e20)),
+        3 => marked().prop_map(Value::from),
+        1 => proptest::sample::select(vec!["", "os", "cpu", "x", "y", "v1", "ABC", "byId", "byName", "a@b.example"])
+            .prop_map(Value::from),
+    ]
+}
+
+fn value(names: Vec<String>) -> impl Strategy<Value = Value> {
+    leaf().prop_recursive(3, 24, 4, move |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            proptest::collection::vec((key(names.clone()), inner), 0..4)
+                .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+        ]
+    })
+}
+
+fn arguments(names: Vec<String>) -> impl Strategy<Value = Value> {
+    proptest::collection::vec((key(names.clone()), value(names)), 0..6)
+        .prop_map(|entries| Value::Object(entries.into_iter().collect::<Map<String, Value>>()))
+}
+
+/// Every property name in a schema, at any depth.
+fn property_names(schema: &Value, out: &mut BTreeSet<String>) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = map.get("properties") {
+                out.extend(props.keys().cloned());
+            }
+            map.values().for_each(|v| property_names(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| property_names(v, out)),
+        _ => {}
+    }
+}
+
+/// Whether a handler would take long, wait for the client, or panic with these arguments:
+/// such calls are not about argument validation, and are skipped.
+fn slow_or_panicking(tool: &str, args: &Value) -> bool {
+    let empty = args.as_object().is_some_and(Map::is_empty);
+    let over = |key: &str, limit: f64| args.get(key).and_then(Value::as_f64).is_some_and(|n| n > limit);
+    match tool {
+        "boom" | "wait_cancel" => empty,
+        "sleep_ms" => over("ms", 100.0),
+        "work" => over("steps", 1000.0),
+        _ => false,
+    }
+}
+
+/// Runs one call in process; `None` when its handler did not finish within a second (a
+/// refusal never runs the handler, so it always finishes).
+fn call(rt: &tokio::runtime::Runtime, server: &Server, tool: &str, args: &Value) -> Option<Value> {
+    let result =
+        rt.block_on(async { tokio::time::timeout(Duration::from_secs(1), server.call(tool, args.clone())).await });
+    let result = result.ok()?;
+    Some(serde_json::to_value(result).expect("a result serializes"))
+}
+
+fn has_control(s: &str) -> bool {
+    s.chars().any(char::is_control)
+}
+
+/// The checks every `invalid_arguments` refusal must pass.
+fn check_refusal(tool: &str, args: &Value, result: &Value) -> Result<(), TestCaseError> {
+    let error = &result["structuredContent"]["error"];
+    let data = &error["data"];
+    let message = error["message"].as_str().expect("a message");
+    let hint = data["recovery"]["hint"].as_str().unwrap_or_default();
+    let text = result["content"][0]["text"].as_str().expect("a text");
+    let context = format!("{tool} {args}\n{result:#}");
+    prop_assert_eq!(error["code"].clone(), json!(-32602), "{}", context);
+    prop_assert!(!hint.is_empty(), "empty hint: {}", context);
+    let prefix = format!("Invalid arguments for tool {tool}: ");
+    prop_assert!(message.starts_with(&prefix), "{}", context);
+    prop_assert!(!has_control(message) && !has_control(hint), "control characters: {}", context);
+    // The text says what the structured error says.
+    let recovery = if message.trim().contains(hint) { String::new() } else { format!("\n\nRecovery: {hint}") };
+    let rid = data["requestId"].as_str().expect("a request id");
+    let expected = format!("Error: {message}{recovery}\n\n(reason invalid_arguments · request {rid})");
+    prop_assert_eq!(text, expected.as_str(), "{}", context);
+    let issues = data["issues"].as_array().expect("issues");
+    prop_assert!(!issues.is_empty() && issues.len() <= 30, "{}", context);
+    for issue in issues {
+        let keys: Vec<&str> = issue.as_object().expect("an issue").keys().map(String::as_str).collect();
+        prop_assert_eq!(keys, vec!["path", "keyword", "message"], "{}", context);
+        let text = issue["message"].as_str().expect("a message");
+        prop_assert!(!text.is_empty() && !has_control(text), "{}", context);
+        for seg in issue["path"].as_array().expect("a path") {
+            prop_assert!(seg.is_u64() || seg.as_str().is_some_and(|s| !has_control(s)), "{}", context);
+        }
+    }
+    // No value the caller sent: marked strings and the marked number never show.
+    let whole = result.to_string();
+    prop_assert!(!whole.contains(MARK), "a sent value leaked: {}", context);
+    prop_assert!(!whole.contains(&MARK_NUMBER.to_string()), "a sent number leaked: {}", context);
+    Ok(())
+}
+
+#[test]
+fn random_arguments_are_refused_safely() {
+    let server = server();
+    let rt = runtime();
+    let tools: Vec<String> =
+        server.tool_descriptors().iter().map(|d| d["name"].as_str().expect("a name").to_owned()).collect();
+    let mut names = BTreeSet::new();
+    for d in server.tool_descriptors() {
+        property_names(&d["inputSchema"], &mut names);
+    }
+    let names: Vec<String> = names.into_iter().collect();
+    let refused = std::cell::Cell::new(0_u32);
+    let strategy = (proptest::sample::select(tools), arguments(names));
+    let outcome = runner(1024).run(&strategy, |(tool, args)| {
+        if slow_or_panicking(&tool, &args) {
+            return Ok(());
+        }
+        let Some(result) = call(&rt, &server, &tool, &args) else { return Ok(()) };
+        let reason = &result["structuredContent"]["error"]["data"]["reason"];
+        if *reason == json!("invalid_arguments") {
+            refused.set(refused.get() + 1);
+            check_refusal(&tool, &args, &result)?;
+        }
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+    // The generator reaches the refusal path most of the time.
+    let refused = refused.get();
+    assert!(refused > 500, "only {refused} of 1024 random calls were refused");
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![marked(), "[ -~]{0,12}", Just("é ü 🙂".to_owned())]
+}
+
+/// An integer, sometimes written as an integral float (`3.0`), which the schema accepts.
+#[allow(clippy::cast_precision_loss)] // The ranges used are within 2^53: the floats are exact.
+fn integer(range: std::ops::Range<i64>) -> impl Strategy<Value = Value> {
+    (range, any::<bool>()).prop_map(|(n, float)| if float { json!(n as f64) } else { json!(n) })
+}
+
+/// Arguments valid for each tool's Rust types (the tools whose handlers run quickly).
+fn valid_call() -> impl Strategy<Value = (&'static str, Value)> {
+    let kind = proptest::sample::select(vec!["x", "y"]);
+    prop_oneof![
+        text().prop_map(|t| ("echo", json!({"text": t}))),
+        (any::<i64>(), integer(-1_000_000_000_000..1_000_000_000_000))
+            .prop_map(|(a, b)| ("add", json!({"a": a, "b": b}))),
+        ("[a-z]{1,8}", proptest::option::of(integer(1..51))).prop_map(|(q, limit)| {
+            let mut args = json!({"query": q});
+            if let Some(limit) = limit {
+                args["limit"] = limit;
+            }
+            ("search_docs", args)
+        }),
+        integer(0..4).prop_map(|ms| ("sleep_ms", json!({"ms": ms}))),
+        (proptest::collection::vec(text(), 0..4), proptest::option::of(marked()))
+            .prop_map(|(ids, mode)| ("fetch_items", json!({"ids": ids, "mode": mode}))),
+        text().prop_map(|k| ("bad_output", json!({"kind": k}))),
+        text().prop_map(|p| ("file_size", json!({"path": p}))),
+        (-90.0_f64..90.0, -180.0_f64..180.0).prop_map(|(lat, lon)| ("locate", json!({"lat": lat, "lon": lon}))),
+        proptest::sample::select(vec!["os", "cpu", "memory"]).prop_map(|w| ("facet", json!({"what": w}))),
+        (
+            text(),
+            proptest::option::of(proptest::option::of(integer(-1000..1000))),
+            proptest::option::of(proptest::collection::vec(text(), 0..4)),
+        )
+            .prop_map(|(a, rows, items)| {
+                let mut args = json!({"opts": {"a": a}});
+                if let Some(rows) = rows {
+                    args["rows"] = rows.unwrap_or(Value::Null);
+                }
+                if let Some(items) = items {
+                    args["items"] = items.into_iter().map(|name| json!({"name": name})).collect();
+                }
+                ("configure", args)
+            }),
+        (kind, -100.0_f64..100.0, proptest::option::of(marked())).prop_map(|(kind, n, extra)| {
+            let mut spec = json!({"kind": kind, "n": n});
+            if let Some(extra) = extra {
+                spec["extra"] = json!(extra);
+            }
+            ("choose", json!({"spec": spec}))
+        }),
+        text().prop_map(|other| ("choose", json!({"spec": {"other": other}}))),
+        ("[A-Z]{3}", proptest::collection::btree_set(text(), 1..=3), "[a-z]{1,8}", -20_i32..20, 1_u32..1000,).prop_map(
+            |(code, tags, user, halves, thousandths)| {
+                let args = json!({
+                    "tag": "v1",
+                    "code": code,
+                    "tags": tags,
+                    "email": format!("{user}@example.com"),
+                    "step": f64::from(halves) * 0.5,
+                    "ratio": f64::from(thousandths) / 1000.0,
+                });
+                ("register", args)
+            }
+        ),
+        text().prop_map(|id| ("find", json!({"mode": "byId", "id": id}))),
+        text().prop_map(|name| ("find", json!({"name": name, "mode": "byName"}))),
+    ]
+}
+
+#[test]
+fn valid_arguments_are_never_refused() {
+    let server = server();
+    let rt = runtime();
+    let outcome = runner(512).run(&valid_call(), |(tool, args)| {
+        let Some(result) = call(&rt, &server, tool, &args) else {
+            return Err(TestCaseError::fail(format!("{tool} {args} did not finish")));
+        };
+        let reason = &result["structuredContent"]["error"]["data"]["reason"];
+        prop_assert!(
+            *reason != json!("invalid_arguments") && *reason != json!("unknown_tool"),
+            "{} {} was refused: {:#}",
+            tool,
+            args,
+            result
+        );
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+}
