@@ -42,7 +42,7 @@ pub(crate) struct Param<'a> {
     /// Every other attribute stays on the handler's parameter.
     pub(crate) kept_attrs: Vec<&'a Attribute>,
     /// The `#[input]` marker, for spans.
-    pub(crate) input_marker: Option<Span>,
+    pub(crate) input_marker: Option<&'a Attribute>,
 }
 
 /// What the fn returns: `T`, or `Result<T, E>` (a path whose last segment is `Result`,
@@ -51,7 +51,10 @@ pub(crate) struct Ret {
     /// The success type (`()` when the fn returns nothing).
     pub(crate) ok: Type,
     pub(crate) is_result: bool,
+    /// The return type (its first token: spans are single tokens on stable).
     pub(crate) span: Span,
+    /// The error type of a `Result<T, E>`, else the return type.
+    pub(crate) err_span: Span,
 }
 
 pub(crate) fn from_syn<'a>(cx: &Ctxt, args: proc_macro2::TokenStream, item: &'a ItemFn) -> Tool<'a> {
@@ -59,9 +62,9 @@ pub(crate) fn from_syn<'a>(cx: &Ctxt, args: proc_macro2::TokenStream, item: &'a 
     let mut errors = Vec::new();
     let mut kept_attrs = Vec::new();
     for a in &item.attrs {
-        if a.path().is_ident("errors") {
+        if attr::is_attr(a, "errors") {
             errors.push(attr::parse_errors_attr(cx, a));
-        } else if a.path().is_ident("tool") {
+        } else if attr::is_attr(a, "tool") {
             cx.error_spanned_by(a, "`#[tool]` is applied twice; keep one and merge their keys");
         } else {
             kept_attrs.push(a);
@@ -98,7 +101,7 @@ fn param<'a>(cx: &Ctxt, arg: &'a FnArg) -> Option<Param<'a>> {
             if !matches!(a.meta, syn::Meta::Path(_)) {
                 cx.error_spanned_by(a, "`#[input]` takes no arguments");
             }
-            input_marker = Some(a.span());
+            input_marker = Some(a);
         } else if a.path().is_ident("doc") || a.path().is_ident("serde") || a.path().is_ident("schemars") {
             field_attrs.push(a);
         } else {
@@ -112,7 +115,7 @@ fn param<'a>(cx: &Ctxt, arg: &'a FnArg) -> Option<Param<'a>> {
     let (kind, ty) = match &*pat_type.ty {
         Type::Reference(r) => {
             if let Some(m) = input_marker {
-                cx.error_at(m, "`#[input]` marks a by-value parameter; take the input struct by value");
+                cx.error_spanned_by(m, "`#[input]` marks a by-value parameter; take the input struct by value");
             }
             if r.mutability.is_some() {
                 cx.error_spanned_by(r, "the context parameter is shared: take it as `&Ctx<..>`, not `&mut`");
@@ -135,7 +138,8 @@ fn param<'a>(cx: &Ctxt, arg: &'a FnArg) -> Option<Param<'a>> {
 
 fn ret(output: &syn::ReturnType) -> Ret {
     let syn::ReturnType::Type(_, ty) = output else {
-        return Ret { ok: syn::parse_quote!(()), is_result: false, span: output.span() };
+        let span = output.span();
+        return Ret { ok: syn::parse_quote!(()), is_result: false, span, err_span: span };
     };
     if let Type::Path(p) = &**ty
         && p.qself.is_none()
@@ -144,7 +148,12 @@ fn ret(output: &syn::ReturnType) -> Ret {
         && let syn::PathArguments::AngleBracketed(args) = &last.arguments
         && let Some(syn::GenericArgument::Type(ok)) = args.args.first()
     {
-        return Ret { ok: ok.clone(), is_result: true, span: ty.span() };
+        // `Result<T, E>`, or an alias with the error fixed (`io::Result<T>`).
+        let err_span = match args.args.iter().nth(1) {
+            Some(syn::GenericArgument::Type(err)) => err.span(),
+            _ => ty.span(),
+        };
+        return Ret { ok: ok.clone(), is_result: true, span: ty.span(), err_span };
     }
-    Ret { ok: (**ty).clone(), is_result: false, span: ty.span() }
+    Ret { ok: (**ty).clone(), is_result: false, span: ty.span(), err_span: ty.span() }
 }

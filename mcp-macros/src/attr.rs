@@ -1,13 +1,23 @@
 //! The grammar of `#[tool(...)]` and `#[errors(...)]`, as typed structs that keep every
 //! literal and span so that later stages can point at the user's token.
+//!
+//! Parsing never stops at the first mistake in a value: a value of the wrong kind is
+//! reported at its token and the key is skipped, so that one build lists every mistake.
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::parse::ParseStream;
+use syn::spanned::Spanned;
 use syn::{Expr, Ident, Lit, LitBool, LitInt, LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
-use crate::text::suggestion;
+use crate::text::did_you_mean;
+
+/// `#[name]` or `#[some::path::name]`: the SDK's attributes may be named by path
+/// (`#[mcp_runtime::errors(...)]`).
+pub(crate) fn is_attr(attr: &syn::Attribute, name: &str) -> bool {
+    attr.path().segments.last().is_some_and(|s| s.ident == name)
+}
 
 /// Keys of `#[tool(...)]`.
 pub(crate) const TOOL_KEYS: &[&str] = &[
@@ -24,7 +34,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
 ];
 const ANNOTATION_KEYS: &[&str] = &["title", "read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint"];
 const ICON_KEYS: &[&str] = &["src", "mime_type", "sizes", "theme"];
-/// Keys of `#[errors(...)]`.
+/// Keys of `#[errors(...)]`; the first four are required.
 pub(crate) const ERRORS_KEYS: &[&str] = &["reason", "code", "when", "recovery", "retryable", "severity", "thrown_by"];
 
 /// `#[tool(...)]`.
@@ -61,7 +71,7 @@ pub(crate) struct IconAttr {
 
 /// One `#[errors(...)]`.
 pub(crate) struct ErrorsAttr {
-    /// The attribute itself, for "missing key" errors.
+    /// The attribute's path (`errors`), for "missing key" errors.
     pub(crate) span: Span,
     pub(crate) reason: Option<LitStr>,
     pub(crate) code: Option<CodeValue>,
@@ -70,6 +80,9 @@ pub(crate) struct ErrorsAttr {
     pub(crate) retryable: Option<LitBool>,
     pub(crate) severity: Option<SeverityValue>,
     pub(crate) thrown_by_service: bool,
+    /// Keys that were present but misspelt (`reson`) or had a value of the wrong kind: they
+    /// are not reported as missing as well.
+    pub(crate) attempted: Vec<&'static str>,
 }
 
 /// `code = NotFound` or `code = -32042`.
@@ -115,12 +128,13 @@ fn key_of(meta: &ParseNestedMeta<'_>) -> (String, Span) {
     (quote::quote!(#path).to_string().replace(' ', ""), span)
 }
 
-fn unknown_key(cx: &Ctxt, attr: &str, key: &str, span: Span, keys: &[&str]) {
+/// Reports an unknown key; returns the key it is probably a misspelling of.
+fn unknown_key(cx: &Ctxt, attr: &str, key: &str, span: Span, keys: &[&'static str]) -> Option<&'static str> {
     let list = keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    cx.error_at(
-        span,
-        format!("unknown `{attr}` key `{key}`; expected one of {list}{}", suggestion(key, keys.iter().copied())),
-    );
+    let guess = did_you_mean(key, keys.iter().copied());
+    let hint = guess.map(|g| format!("; did you mean `{g}`?")).unwrap_or_default();
+    cx.error_at(span, format!("unknown `{attr}` key `{key}`; expected one of {list}{hint}"));
+    guess
 }
 
 /// Skips a key's value (`= …` or `(…)`) so that parsing goes on after an error.
@@ -131,6 +145,68 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         let _group: proc_macro2::Group = meta.input.parse()?;
     }
     Ok(())
+}
+
+/// The expression after `key =`, without invisible groups. A missing `=` is reported (with
+/// `example`, the key written correctly) and gives `None`.
+fn value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> syn::Result<Option<Expr>> {
+    if !meta.input.peek(Token![=]) {
+        cx.error_spanned_by(&meta.path, format!("`{key}` takes a value: `{example}`"));
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    let mut expr: Expr = meta.value()?.parse()?;
+    while let Expr::Group(g) = expr {
+        expr = *g.expr;
+    }
+    Ok(Some(expr))
+}
+
+fn str_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> syn::Result<Option<LitStr>> {
+    Ok(match value(cx, meta, key, example)? {
+        Some(Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. })) => Some(s),
+        Some(other) => {
+            cx.error_spanned_by(other, format!("`{key}` takes a string literal: `{example}`"));
+            None
+        }
+        None => None,
+    })
+}
+
+fn bool_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Option<LitBool>> {
+    Ok(match value(cx, meta, key, &format!("{key} = true"))? {
+        Some(Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. })) => Some(b),
+        Some(other) => {
+            cx.error_spanned_by(other, format!("`{key}` takes `true` or `false`, without quotes: `{key} = true`"));
+            None
+        }
+        None => None,
+    })
+}
+
+fn path_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> syn::Result<Option<Path>> {
+    Ok(match value(cx, meta, key, example)? {
+        Some(Expr::Path(p)) if p.qself.is_none() && p.attrs.is_empty() => Some(p.path),
+        Some(Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. })) => {
+            cx.error_spanned_by(&s, format!("`{key}` takes a path, not a string: `{key} = {}`", s.value()));
+            None
+        }
+        Some(other) => {
+            cx.error_spanned_by(other, format!("`{key}` takes a path: `{example}`"));
+            None
+        }
+        None => None,
+    })
+}
+
+/// `key(...)`: a list. Anything else is reported and skipped; `false` then.
+fn expect_list(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> syn::Result<bool> {
+    if meta.input.peek(syn::token::Paren) {
+        return Ok(true);
+    }
+    cx.error_spanned_by(&meta.path, format!("`{key}` takes a list in parentheses: `{example}`"));
+    skip_value(meta)?;
+    Ok(false)
 }
 
 pub(crate) fn parse_tool_attr(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> ToolAttr {
@@ -146,32 +222,50 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> To
             return skip_value(&meta);
         }
         match key.as_str() {
-            "name" => attr.name = Some(meta.value()?.parse()?),
-            "title" => attr.title = Some(meta.value()?.parse()?),
-            "description" => attr.description = Some(meta.value()?.parse()?),
-            "allow_unknown_args" => attr.allow_unknown_args = true,
-            "timeout_ms" => attr.timeout_ms = Some(meta.value()?.parse()?),
-            "contract" => attr.contract = Some(meta.value()?.parse()?),
-            "crate" => attr.krate = Some(meta.value()?.parse()?),
-            "annotations" => attr.annotations = Some(parse_annotations(cx, &meta)?),
-            "icons" => {
-                meta.parse_nested_meta(|icon| {
-                    if !icon.path.is_ident("icon") {
-                        let (k, s) = key_of(&icon);
-                        cx.error_at(
-                            s,
-                            format!("expected `icon(src = \"…\", mime_type = \"…\")` inside `icons(...)`, found `{k}`"),
+            "name" => attr.name = str_value(cx, &meta, "name", "name = \"search_docs\"")?,
+            "title" => attr.title = str_value(cx, &meta, "title", "title = \"Search the docs\"")?,
+            "description" => {
+                attr.description = str_value(cx, &meta, "description", "description = \"What the tool does.\"")?;
+            }
+            // A flag, or `= true` / `= false`.
+            "allow_unknown_args" => {
+                attr.allow_unknown_args = if meta.input.peek(Token![=]) {
+                    bool_value(cx, &meta, "allow_unknown_args")?.is_some_and(|b| b.value)
+                } else {
+                    true
+                };
+            }
+            "timeout_ms" => {
+                attr.timeout_ms = match value(cx, &meta, "timeout_ms", "timeout_ms = 30000")? {
+                    Some(Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. })) => Some(i),
+                    Some(other) => {
+                        cx.error_spanned_by(
+                            other,
+                            "`timeout_ms` takes a whole number of milliseconds: `timeout_ms = 30000`",
                         );
-                        return skip_value(&icon);
+                        None
                     }
-                    attr.icons.push(parse_icon(cx, &icon)?);
-                    Ok(())
-                })?;
+                    None => None,
+                };
+            }
+            "contract" => attr.contract = path_value(cx, &meta, "contract", "contract = MyErrors")?,
+            "crate" => attr.krate = path_value(cx, &meta, "crate", "crate = my_runtime")?,
+            "annotations" => {
+                if expect_list(cx, &meta, "annotations", "annotations(read_only_hint = true)")? {
+                    attr.annotations = Some(parse_annotations(cx, &meta)?);
+                }
+            }
+            "icons" => {
+                if expect_list(cx, &meta, "icons", "icons(icon(src = \"https://…\", mime_type = \"image/png\"))")? {
+                    parse_icons(cx, &meta, &mut attr.icons)?;
+                }
             }
             "meta" => {
-                let content;
-                syn::parenthesized!(content in meta.input);
-                attr.meta = parse_meta_pairs(&content)?;
+                if expect_list(cx, &meta, "meta", "meta(\"com.example/owner\" = \"docs\")")? {
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    attr.meta = parse_meta_pairs(cx, &content)?;
+                }
             }
             _ => unreachable!("every key of TOOL_KEYS is handled"),
         }
@@ -196,16 +290,28 @@ fn parse_annotations(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Annot
             return skip_value(&inner);
         }
         match key.as_str() {
-            "title" => out.title = Some(inner.value()?.parse()?),
-            "read_only_hint" => out.read_only_hint = Some(inner.value()?.parse()?),
-            "destructive_hint" => out.destructive_hint = Some(inner.value()?.parse()?),
-            "idempotent_hint" => out.idempotent_hint = Some(inner.value()?.parse()?),
-            "open_world_hint" => out.open_world_hint = Some(inner.value()?.parse()?),
+            "title" => out.title = str_value(cx, &inner, "title", "title = \"Search the docs\"")?,
+            "read_only_hint" => out.read_only_hint = bool_value(cx, &inner, "read_only_hint")?,
+            "destructive_hint" => out.destructive_hint = bool_value(cx, &inner, "destructive_hint")?,
+            "idempotent_hint" => out.idempotent_hint = bool_value(cx, &inner, "idempotent_hint")?,
+            "open_world_hint" => out.open_world_hint = bool_value(cx, &inner, "open_world_hint")?,
             _ => unreachable!("every annotation key is handled"),
         }
         Ok(())
     })?;
     Ok(out)
+}
+
+fn parse_icons(cx: &Ctxt, meta: &ParseNestedMeta<'_>, icons: &mut Vec<IconAttr>) -> syn::Result<()> {
+    meta.parse_nested_meta(|icon| {
+        if !icon.path.is_ident("icon") || !icon.input.peek(syn::token::Paren) {
+            let (k, s) = key_of(&icon);
+            cx.error_at(s, format!("expected `icon(src = \"…\", mime_type = \"…\")` inside `icons(...)`, found `{k}`"));
+            return skip_value(&icon);
+        }
+        icons.push(parse_icon(cx, &icon)?);
+        Ok(())
+    })
 }
 
 fn parse_icon(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<IconAttr> {
@@ -220,51 +326,64 @@ fn parse_icon(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<IconAttr> {
         if !seen.first(&key, span) {
             return skip_value(&inner);
         }
-        let value: LitStr = inner.value()?.parse()?;
         match key.as_str() {
-            "src" => out.src = Some(value),
-            "mime_type" => out.mime_type = Some(value),
-            "sizes" => out.sizes = Some(value),
-            "theme" => out.theme = Some(value),
+            "src" => out.src = str_value(cx, &inner, "src", "src = \"https://example.com/icon.png\"")?,
+            "mime_type" => out.mime_type = str_value(cx, &inner, "mime_type", "mime_type = \"image/png\"")?,
+            "sizes" => out.sizes = str_value(cx, &inner, "sizes", "sizes = \"48x48 96x96\"")?,
+            "theme" => out.theme = str_value(cx, &inner, "theme", "theme = \"light\"")?,
             _ => unreachable!("every icon key is handled"),
         }
         Ok(())
     })?;
-    if out.src.is_none() {
+    if out.src.is_none() && !seen.keys.iter().any(|(k, _)| k == "src") {
         cx.error_spanned_by(&meta.path, "`icon(...)` needs `src = \"…\"` (an https: or data: URI)");
     }
     Ok(out)
 }
 
 /// `meta("com.example/owner" = "docs", retries = 3)`: keys are strings or identifiers,
-/// values are literals.
-fn parse_meta_pairs(input: ParseStream<'_>) -> syn::Result<Vec<(LitStr, Lit)>> {
+/// values are literals. A malformed pair is reported and the rest of the list skipped.
+fn parse_meta_pairs(cx: &Ctxt, input: ParseStream<'_>) -> syn::Result<Vec<(LitStr, Lit)>> {
     let mut out = Vec::new();
-    while !input.is_empty() {
-        let key = if input.peek(LitStr) {
-            input.parse::<LitStr>()?
-        } else {
-            let ident: Ident = input.parse()?;
-            LitStr::new(&ident.to_string(), ident.span())
-        };
-        input.parse::<Token![=]>()?;
-        let value: Lit = input.parse()?;
-        if !matches!(value, Lit::Str(_) | Lit::Int(_) | Lit::Float(_) | Lit::Bool(_)) {
-            return Err(syn::Error::new_spanned(value, "`meta` values are strings, numbers or booleans"));
+    let result = (|| -> syn::Result<()> {
+        while !input.is_empty() {
+            let key = if input.peek(LitStr) {
+                input.parse::<LitStr>()?
+            } else {
+                let ident: Ident = input.parse()?;
+                LitStr::new(&ident.to_string(), ident.span())
+            };
+            input.parse::<Token![=]>()?;
+            let value: Expr = input.parse()?;
+            match value {
+                Expr::Lit(syn::ExprLit {
+                    lit: lit @ (Lit::Str(_) | Lit::Int(_) | Lit::Float(_) | Lit::Bool(_)),
+                    ..
+                }) => {
+                    out.push((key, lit));
+                }
+                other => cx.error_spanned_by(
+                    other,
+                    format!("`meta` values are string, number or boolean literals: `{} = \"…\"`", key.value()),
+                ),
+            }
+            if input.is_empty() {
+                break;
+            }
+            input.parse::<Token![,]>()?;
         }
-        out.push((key, value));
-        if input.is_empty() {
-            break;
-        }
-        input.parse::<Token![,]>()?;
+        Ok(())
+    })();
+    if let Err(e) = result {
+        cx.syn_error(e);
+        let _rest: proc_macro2::TokenStream = input.parse()?;
     }
     Ok(out)
 }
 
 pub(crate) fn parse_errors_attr(cx: &Ctxt, attr: &syn::Attribute) -> ErrorsAttr {
-    use syn::spanned::Spanned;
     let mut out = ErrorsAttr {
-        span: attr.span(),
+        span: attr.path().span(),
         reason: None,
         code: None,
         when: None,
@@ -272,44 +391,57 @@ pub(crate) fn parse_errors_attr(cx: &Ctxt, attr: &syn::Attribute) -> ErrorsAttr 
         retryable: None,
         severity: None,
         thrown_by_service: false,
+        attempted: Vec::new(),
     };
     let mut seen = Seen::new(cx, "errors");
     let result = attr.parse_nested_meta(|meta| {
         let (key, span) = key_of(&meta);
-        if !ERRORS_KEYS.contains(&key.as_str()) {
-            unknown_key(cx, "errors", &key, span, ERRORS_KEYS);
+        let Some(&known) = ERRORS_KEYS.iter().find(|k| **k == key) else {
+            out.attempted.extend(unknown_key(cx, "errors", &key, span, ERRORS_KEYS));
             return skip_value(&meta);
-        }
+        };
+        out.attempted.push(known);
         if !seen.first(&key, span) {
             return skip_value(&meta);
         }
-        match key.as_str() {
-            "reason" => out.reason = Some(meta.value()?.parse()?),
-            "when" => out.when = Some(meta.value()?.parse()?),
-            "recovery" => out.recovery = Some(meta.value()?.parse()?),
-            "retryable" => out.retryable = Some(meta.value()?.parse()?),
-            "code" => out.code = Some(parse_code(meta.value()?)?),
-            "severity" => {
-                let value = meta.value()?;
-                out.severity = Some(if value.peek(LitStr) {
-                    let s: LitStr = value.parse()?;
-                    SeverityValue { name: s.value(), span: s.span() }
-                } else {
-                    let i: Ident = value.parse()?;
-                    SeverityValue { name: i.to_string(), span: i.span() }
-                });
+        match known {
+            "reason" => out.reason = str_value(cx, &meta, "reason", "reason = \"no_match\"")?,
+            "when" => out.when = str_value(cx, &meta, "when", "when = \"None of the requested ids exist.\"")?,
+            "recovery" => {
+                out.recovery = str_value(cx, &meta, "recovery", "recovery = \"Call search_items to find valid ids.\"")?;
             }
-            "thrown_by" => {
-                let who: Ident = meta.value()?.parse()?;
-                if who == "service" {
-                    out.thrown_by_service = true;
-                } else {
-                    cx.error_at(
-                        who.span(),
-                        format!("`thrown_by` takes `service`, found `{who}`; write `thrown_by = service`"),
+            "retryable" => out.retryable = bool_value(cx, &meta, "retryable")?,
+            "code" => out.code = value(cx, &meta, "code", "code = NotFound")?.and_then(|e| code(cx, e)),
+            "severity" => {
+                out.severity = match value(cx, &meta, "severity", "severity = warning")? {
+                    Some(Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. })) => {
+                        Some(SeverityValue { name: s.value(), span: s.span() })
+                    }
+                    Some(Expr::Path(p)) if p.path.get_ident().is_some() => {
+                        let i = p.path.get_ident().unwrap_or_else(|| unreachable!());
+                        Some(SeverityValue { name: i.to_string(), span: i.span() })
+                    }
+                    Some(other) => {
+                        cx.error_spanned_by(
+                            other,
+                            "`severity` takes one of `debug`, `info`, `notice`, `warning`: `severity = warning`",
+                        );
+                        None
+                    }
+                    None => None,
+                };
+            }
+            "thrown_by" => match value(cx, &meta, "thrown_by", "thrown_by = service")? {
+                Some(Expr::Path(p)) if p.path.is_ident("service") => out.thrown_by_service = true,
+                Some(other) => {
+                    let found = quote::ToTokens::to_token_stream(&other).to_string();
+                    cx.error_spanned_by(
+                        other,
+                        format!("`thrown_by` takes `service`, found `{found}`; write `thrown_by = service`"),
                     );
                 }
-            }
+                None => {}
+            },
             _ => unreachable!("every key of ERRORS_KEYS is handled"),
         }
         Ok(())
@@ -320,29 +452,33 @@ pub(crate) fn parse_errors_attr(cx: &Ctxt, attr: &syn::Attribute) -> ErrorsAttr 
     out
 }
 
-fn parse_code(input: ParseStream<'_>) -> syn::Result<CodeValue> {
-    let expr: Expr = input.parse()?;
-    let number = |e: &Expr| -> Option<i64> {
-        match e {
-            Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<i64>().ok(),
-            Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => match &**expr {
-                Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<i64>().ok().map(|n| -n),
-                _ => None,
-            },
-            _ => None,
-        }
+/// `NotFound`, `-32042` or `32042`. Anything else is reported and gives `None`.
+fn code(cx: &Ctxt, expr: Expr) -> Option<CodeValue> {
+    let int = |e: &Expr| match e {
+        Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => Some(i.base10_parse::<i128>()),
+        _ => None,
     };
-    if let Some(n) = number(&expr) {
-        let n = i32::try_from(n).map_err(|_| syn::Error::new_spanned(&expr, "`code` must fit in an i32"))?;
-        return Ok(CodeValue::Number(n));
-    }
-    match &expr {
-        Expr::Path(p) if p.path.get_ident().is_some() => {
-            Ok(CodeValue::Named(p.path.get_ident().cloned().unwrap_or_else(|| unreachable!())))
+    let number = match &expr {
+        Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr: inner, .. }) => int(inner).map(|n| n.map(|n| -n)),
+        other => int(other),
+    };
+    match (number, &expr) {
+        (Some(Ok(n)), _) => {
+            if let Ok(n) = i32::try_from(n) {
+                return Some(CodeValue::Number(n));
+            }
+            cx.error_spanned_by(expr, "`code` must fit in an i32 (-2147483648 to 2147483647)");
         }
-        _ => Err(syn::Error::new_spanned(
-            expr,
-            "expected a code name such as `NotFound`, or an integer such as `-32042`",
-        )),
+        (Some(Err(e)), _) => cx.error_spanned_by(expr, format!("`code` must be an integer: {e}")),
+        (None, Expr::Path(p)) if p.qself.is_none() && p.path.get_ident().is_some() => {
+            return p.path.get_ident().cloned().map(CodeValue::Named);
+        }
+        (None, Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. })) if syn::parse_str::<Ident>(&s.value()).is_ok() => {
+            cx.error_spanned_by(s, format!("`code` takes the code's name without quotes: `code = {}`", s.value()));
+        }
+        (None, _) => {
+            cx.error_spanned_by(expr, "`code` takes a code name such as `NotFound`, or an integer such as `-32042`");
+        }
     }
+    None
 }

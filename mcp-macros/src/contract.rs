@@ -33,7 +33,7 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemEnum) -> TokenStream {
                 "a `#[contract]` variant takes no discriminant: the variant's position indexes the contract table",
             );
         }
-        let (errors, rest): (Vec<_>, Vec<_>) = variant.attrs.drain(..).partition(|a| a.path().is_ident("errors"));
+        let (errors, rest): (Vec<_>, Vec<_>) = variant.attrs.drain(..).partition(|a| attr::is_attr(a, "errors"));
         variant.attrs = rest;
         let mut attrs: Vec<_> = errors.iter().map(|a| attr::parse_errors_attr(&cx, a)).collect();
         if attrs.len() != 1 {

@@ -9,8 +9,8 @@
 //!    the `ToolDef` impl that tells the runtime the tool's name, schemas and how to call it.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
-use syn::{Ident, Lit, LitStr};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::{Ident, LitStr};
 
 use crate::ast::{ParamKind, Tool};
 use crate::attr::{CodeValue, ErrorsAttr};
@@ -30,17 +30,19 @@ pub(crate) fn reason_enum_ident(tool: &Tool<'_>) -> Ident {
 
 /// Everything `#[tool]` emits for a valid item.
 pub(crate) fn expand(tool: &Tool<'_>) -> TokenStream {
-    let public = public_items(tool);
+    let public = public_items(tool, true);
     let private = private_items(tool);
+    let unraised = unused_reason_warnings(tool);
     quote! {
         #public
         #private
+        #unraised
     }
 }
 
 /// The items a caller names: the tool value, its handler and its reason enum. Also emitted
 /// when the item has errors, so that one mistake does not cascade into unresolved names.
-pub(crate) fn public_items(tool: &Tool<'_>) -> TokenStream {
+pub(crate) fn public_items(tool: &Tool<'_>, valid: bool) -> TokenStream {
     let item = tool.original;
     let vis = &item.vis;
     let name = &item.sig.ident;
@@ -55,11 +57,10 @@ pub(crate) fn public_items(tool: &Tool<'_>) -> TokenStream {
     }
     let block = &item.block;
     let handler_doc = format!(
-        " The handler of tool `{}`, as written. Call it directly in unit tests; `#[tool]` serves it through [`ToolDef`]({}::__private::ToolDef).",
+        " The handler of tool `{}`, as written. Call it directly in unit tests; the server calls it through the tool's `ToolDef` impl.",
         tool_name(tool),
-        krate(tool)
     );
-    let reasons = reason_enum(tool);
+    let reasons = reason_enum(tool, valid);
     quote! {
         #(#docs)*
         #[allow(non_camel_case_types)]
@@ -76,22 +77,30 @@ pub(crate) fn public_items(tool: &Tool<'_>) -> TokenStream {
     }
 }
 
-fn reason_enum(tool: &Tool<'_>) -> TokenStream {
+/// The reason enum's variants: one per declared reason, in declaration order. Reasons that
+/// failed validation are left out, so that the fallback expansion adds no second error.
+fn reason_variants<'t>(tool: &'t Tool<'_>) -> Vec<(&'t ErrorsAttr, &'t LitStr, Ident)> {
+    let mut out: Vec<(&ErrorsAttr, &LitStr, Ident)> = Vec::new();
+    for e in &tool.errors {
+        let Some(reason) = e.reason.as_ref() else { continue };
+        let Ok(variant) = syn::parse_str::<Ident>(&pascal_case(&reason.value())) else { continue };
+        if out.iter().all(|(_, _, v)| *v != variant) {
+            out.push((e, reason, Ident::new(&variant.to_string(), reason.span())));
+        }
+    }
+    out
+}
+
+/// With `#[errors]`: the reason enum, `as_str`, and its `Contract` impl (the static
+/// table). `with_table` is false in the fallback expansion, where entries may be invalid.
+fn reason_enum(tool: &Tool<'_>, with_table: bool) -> TokenStream {
     if tool.errors.is_empty() {
         return TokenStream::new();
     }
     let krate = krate(tool);
     let vis = &tool.original.vis;
     let enum_ident = reason_enum_ident(tool);
-    let entries: Vec<(&ErrorsAttr, &LitStr, Ident)> = tool
-        .errors
-        .iter()
-        .filter_map(|e| {
-            let reason = e.reason.as_ref()?;
-            let variant = syn::parse_str::<Ident>(&pascal_case(&reason.value())).ok()?;
-            Some((e, reason, Ident::new(&variant.to_string(), reason.span())))
-        })
-        .collect();
+    let entries = reason_variants(tool);
     let enum_doc = format!(
         " The failure reasons of tool `{}`, declared with `#[errors(...)]`. Pass one to `ctx.fail`.",
         tool_name(tool)
@@ -100,8 +109,30 @@ fn reason_enum(tool: &Tool<'_>) -> TokenStream {
         let doc = format!(" `{}`: {}", reason.value(), e.when.as_ref().map(LitStr::value).unwrap_or_default());
         quote!(#[doc = #doc] #variant)
     });
-    let table = entries.iter().map(|(e, reason, _)| entry_tokens(&krate, reason, e));
     let as_str_arms = entries.iter().map(|(_, reason, variant)| quote!(Self::#variant => #reason));
+    let contract = if with_table {
+        let table = entries.iter().map(|(e, reason, _)| entry_tokens(&krate, reason, e));
+        quote! {
+            impl #krate::Contract for #enum_ident {
+                const ENTRIES: &'static [#krate::ContractEntry] = &[#(#table,)*];
+
+                fn entry(self) -> &'static #krate::ContractEntry {
+                    // Variants are declared in table order.
+                    &Self::ENTRIES[self as usize]
+                }
+            }
+        }
+    } else {
+        quote! {
+            impl #krate::Contract for #enum_ident {
+                const ENTRIES: &'static [#krate::ContractEntry] = &[];
+
+                fn entry(self) -> &'static #krate::ContractEntry {
+                    ::core::unreachable!("this tool did not compile")
+                }
+            }
+        }
+    };
     quote! {
         #[doc = #enum_doc]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -120,40 +151,41 @@ fn reason_enum(tool: &Tool<'_>) -> TokenStream {
             }
         }
 
-        impl #krate::Contract for #enum_ident {
-            const ENTRIES: &'static [#krate::ContractEntry] = &[#(#table,)*];
-
-            fn entry(self) -> &'static #krate::ContractEntry {
-                // Variants are declared in table order.
-                &Self::ENTRIES[self as usize]
-            }
-        }
+        #contract
     }
 }
 
-fn private_items(tool: &Tool<'_>) -> TokenStream {
-    let krate = krate(tool);
-    let p = quote!(#krate::__private);
-    let name = &tool.original.sig.ident;
-    let wire_name = tool_name(tool);
+/// How the generated call fn gets the handler's parameters.
+struct Inputs {
+    /// The arguments struct, when the fn has plain arguments.
+    args_struct: TokenStream,
+    /// The `ToolSpec::input` value.
+    input_spec: TokenStream,
+    /// `let (#ctx_binding, #args_pattern) = #parts_call?;`
+    ctx_binding: TokenStream,
+    args_pattern: TokenStream,
+    parts_call: TokenStream,
+    /// The handler's arguments, in the fn's parameter order.
+    call_args: Vec<TokenStream>,
+}
 
-    // What the handler receives, in the fn's parameter order.
-    let mut ctx_ty = quote!(#krate::Ctx);
-    let mut ctx_binding = quote!(_);
+fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
+    let p = quote!(#krate::__private);
+    let mut ctx: Option<(&syn::Type, Span)> = None;
+    let mut input: Option<(&syn::Type, Span)> = None;
     let mut call_args = Vec::new();
     let mut fields = Vec::new();
     let mut bindings = Vec::new();
-    let mut input_ty = None;
     for param in &tool.params {
+        let ty_span = syn::spanned::Spanned::span(&param.ty);
         match param.kind {
             ParamKind::Context => {
-                let ty = &param.ty;
-                ctx_ty = quote_spanned!(param.original.ty.span_hint()=> #ty);
-                ctx_binding = quote!(__mcp_ctx);
+                // The referenced type: `Ctx<R>` for `&Ctx<R>`.
+                ctx = Some((&param.ty, ty_span));
                 call_args.push(quote!(&__mcp_ctx));
             }
             ParamKind::Input => {
-                input_ty = Some(&param.ty);
+                input = Some((&param.ty, ty_span));
                 call_args.push(quote!(__mcp_input));
             }
             ParamKind::Arg => {
@@ -167,22 +199,19 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
         }
     }
 
-    let serde_crate = format!("{}::__private::serde", krate.to_string().replace(' ', ""));
-    let schemars_crate = format!("{}::schemars", krate.to_string().replace(' ', ""));
-    let deny = (!tool.attr.allow_unknown_args).then(|| quote!(#[serde(deny_unknown_fields)]));
-    let (args_struct, input_spec, args_ty, args_pattern) = if let Some(ty) = input_ty {
-        (
-            TokenStream::new(),
-            quote!(#p::InputSpec::Whole(|g| g.root_schema_for::<#ty>())),
-            quote!(#ty),
-            quote!(__mcp_input),
-        )
+    // The schema functions are paths, not closures: a closure spanned at user tokens would
+    // draw clippy lints in the user's crate.
+    let root_schema_for = quote!(#krate::schemars::SchemaGenerator::root_schema_for);
+    let (args_struct, input_spec, args_ty, args_pattern) = if let Some((ty, _)) = input {
+        (TokenStream::new(), quote!(#p::InputSpec::Whole(#root_schema_for::<#ty>)), quote!(#ty), quote!(__mcp_input))
     } else if fields.is_empty() {
         (TokenStream::new(), quote!(#p::InputSpec::Empty), quote!(#p::NoArgs), quote!(_))
     } else {
-        let doc = format!(" The arguments of tool `{wire_name}`: one field per parameter of the fn.");
-        let st = quote! {
-            #[doc = #doc]
+        let serde_crate = format!("{}::__private::serde", krate.to_string().replace(' ', ""));
+        let schemars_crate = format!("{}::schemars", krate.to_string().replace(' ', ""));
+        let deny = (!tool.attr.allow_unknown_args).then(|| quote!(#[serde(deny_unknown_fields)]));
+        // No doc comment: it would only become a schema `description` that the runtime drops.
+        let args_struct = quote! {
             #[derive(#p::serde::Deserialize, #krate::schemars::JsonSchema)]
             #[serde(crate = #serde_crate)]
             #deny
@@ -192,58 +221,51 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
             }
         };
         (
-            st,
-            quote!(#p::InputSpec::Params(|g| g.root_schema_for::<__McpArgs>())),
+            args_struct,
+            quote!(#p::InputSpec::Params(#root_schema_for::<__McpArgs>)),
             quote!(__McpArgs),
             quote!(__McpArgs { #(#bindings),* }),
         )
     };
+    // The runtime builds the context and deserializes the arguments. Its trait bounds
+    // (`FromCall`, `DeserializeOwned`) are about the user's types, so the call is spanned at
+    // them: an unsatisfied bound points at the parameter's type, never at `#[tool]`.
+    let (ctx_binding, ctx_ty) = match ctx {
+        Some((ty, _)) => (quote!(__mcp_ctx), quote!(#ty)),
+        None => (quote!(_), quote!(#krate::Ctx)),
+    };
+    let parts_span = ctx.or(input).map_or_else(Span::call_site, |(_, span)| span);
+    let parts_call = quote_spanned!(parts_span=> __mcp_call.parts::<#ctx_ty, #args_ty>());
+    Inputs { args_struct, input_spec, ctx_binding, args_pattern, parts_call, call_args }
+}
+
+fn private_items(tool: &Tool<'_>) -> TokenStream {
+    let krate = krate(tool);
+    let p = quote!(#krate::__private);
+    let name = &tool.original.sig.ident;
+    let wire_name = tool_name(tool);
+    let Inputs { args_struct, input_spec, ctx_binding, args_pattern, parts_call, call_args } = inputs(tool, &krate);
 
     let await_ = tool.original.sig.asyncness.map(|_| quote!(.await));
     let ok = &tool.ret.ok;
     let ret_span = tool.ret.span;
     let unwrap_result = tool.ret.is_result.then(|| {
-        quote_spanned! {ret_span=>
-            // `?`-like: the error converts into `ToolError` (plain errors are classified).
+        // `?`-like: the error converts into `ToolError` (plain errors are classified). Spanned
+        // at the error type, which is what a failed conversion is about.
+        let into = quote_spanned!(tool.ret.err_span=> ::core::convert::Into::<#krate::ToolError>::into(error));
+        quote! {
             let __mcp_out = match __mcp_out {
                 ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => {
-                    return ::core::result::Result::Err(::core::convert::Into::<#krate::ToolError>::into(error));
-                }
+                ::core::result::Result::Err(error) => return ::core::result::Result::Err(#into),
             };
         }
     });
-    let kind = quote_spanned!(ret_span=> (&&#p::Kind::<#ok>::new()));
+    // The return type picks plain content or structured output (see the runtime's `output`
+    // module); a type that is neither is an error at the return type.
+    let output_schema = quote_spanned!(ret_span=> (&&#p::Kind::<#ok>::new()).output_schema(g));
+    let finish = quote_spanned!(ret_span=> (&&#p::Kind::<#ok>::new()).finish(__mcp_out));
 
-    let title = opt_str(tool.attr.title.as_ref());
-    let description =
-        tool.attr.description.as_ref().map_or_else(|| tool.docs.clone().unwrap_or_default(), LitStr::value);
-    let annotations = annotations(tool, &krate);
-    let icons = tool.attr.icons.iter().map(|i| {
-        let src = i.src.as_ref().map(LitStr::value).unwrap_or_default();
-        let mime = opt_string(i.mime_type.as_ref());
-        let sizes = match &i.sizes {
-            Some(s) => {
-                let list = s.value();
-                let parts = list.split_whitespace();
-                quote!(::core::option::Option::Some(::std::vec![#(::std::string::String::from(#parts)),*]))
-            }
-            None => quote!(::core::option::Option::None),
-        };
-        let theme = opt_string(i.theme.as_ref());
-        quote!(#krate::Icon { src: ::std::string::String::from(#src), mime_type: #mime, sizes: #sizes, theme: #theme })
-    });
-    let meta = tool.attr.meta.iter().map(|(k, v)| {
-        let v = match v {
-            Lit::Str(s) => quote!(#p::Value::from(#s)),
-            other => quote!(#p::Value::from(#other)),
-        };
-        quote!((#k, #v))
-    });
-    let timeout = match &tool.attr.timeout_ms {
-        Some(t) => quote!(::core::option::Option::Some(#t)),
-        None => quote!(::core::option::Option::None),
-    };
+    let metadata = metadata(tool, &krate);
     let contract = if let Some(path) = &tool.attr.contract {
         quote!(<#path as #krate::Contract>::ENTRIES)
     } else if tool.errors.is_empty() {
@@ -253,7 +275,6 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
         quote!(<#e as #krate::Contract>::ENTRIES)
     };
     let allow_unknown = tool.attr.allow_unknown_args;
-    let unused = unused_reason_warnings(tool);
 
     quote! {
         const _: () = {
@@ -263,15 +284,10 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
                 fn spec() -> #p::ToolSpec {
                     #p::ToolSpec {
                         name: #wire_name,
-                        title: #title,
-                        description: #description,
-                        annotations: #annotations,
-                        icons: ::std::vec![#(#icons),*],
-                        meta: ::std::vec![#(#meta),*],
+                        #metadata
                         input: #input_spec,
                         allow_unknown_args: #allow_unknown,
                         output_schema: __mcp_output_schema,
-                        timeout_ms: #timeout,
                         contract: #contract,
                         call: __mcp_call,
                     }
@@ -283,7 +299,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
             fn __mcp_output_schema(g: &mut #krate::schemars::SchemaGenerator) -> ::core::option::Option<#krate::schemars::Schema> {
                 #[allow(unused_imports)]
                 use #p::{ContentKind as _, StructuredKind as _};
-                #kind.output_schema(g)
+                #output_schema
             }
 
             /// One call: arguments (already validated against the input schema) are
@@ -292,25 +308,13 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
                 ::std::boxed::Box::pin(async move {
                     #[allow(unused_imports)]
                     use #p::{ContentKind as _, StructuredKind as _};
-                    let (#ctx_binding, #args_pattern) = __mcp_call.parts::<#ctx_ty, #args_ty>()?;
+                    let (#ctx_binding, #args_pattern) = #parts_call?;
                     let __mcp_out = #name::handler(#(#call_args),*) #await_;
                     #unwrap_result
-                    #kind.finish(__mcp_out)
+                    #finish
                 })
             }
-
-            #unused
         };
-    }
-}
-
-trait SpanHint {
-    fn span_hint(&self) -> Span;
-}
-
-impl SpanHint for syn::Type {
-    fn span_hint(&self) -> Span {
-        syn::spanned::Spanned::span(self)
     }
 }
 
@@ -318,15 +322,21 @@ impl SpanHint for syn::Type {
 pub(crate) fn entry_tokens(krate: &TokenStream, reason: &LitStr, e: &ErrorsAttr) -> TokenStream {
     let code = match &e.code {
         Some(CodeValue::Named(ident)) => quote!(#krate::ErrorCode::#ident),
-        Some(CodeValue::Number(n)) => quote!(#krate::ErrorCode::from_i32(#n)),
+        // What `ErrorCode::from_i32` gives, computed here because the table is a constant.
+        Some(CodeValue::Number(n)) => {
+            if let Some((name, _)) = crate::validate::CODES.iter().find(|(_, number)| number == n) {
+                let name = Ident::new(name, Span::call_site());
+                quote!(#krate::ErrorCode::#name)
+            } else {
+                let n = proc_macro2::Literal::i32_unsuffixed(*n);
+                quote!(#krate::ErrorCode::Other(#n))
+            }
+        }
         None => quote!(#krate::ErrorCode::InternalError),
     };
     let when = e.when.as_ref().map(LitStr::value).unwrap_or_default();
     let recovery = e.recovery.as_ref().map(LitStr::value).unwrap_or_default();
-    let retryable = match &e.retryable {
-        Some(b) => quote!(::core::option::Option::Some(#b)),
-        None => quote!(::core::option::Option::None),
-    };
+    let retryable = option(e.retryable.as_ref());
     let severity = severity_tokens(krate, e.severity.as_ref().map(|s| s.name.as_str()));
     quote! {
         #krate::ContractEntry {
@@ -341,90 +351,120 @@ pub(crate) fn entry_tokens(krate: &TokenStream, reason: &LitStr, e: &ErrorsAttr)
 }
 
 fn severity_tokens(krate: &TokenStream, severity: Option<&str>) -> TokenStream {
-    match severity {
-        Some("debug") => quote!(::core::option::Option::Some(#krate::Severity::Debug)),
-        Some("info") => quote!(::core::option::Option::Some(#krate::Severity::Info)),
-        Some("notice") => quote!(::core::option::Option::Some(#krate::Severity::Notice)),
-        Some("warning") => quote!(::core::option::Option::Some(#krate::Severity::Warning)),
-        _ => quote!(::core::option::Option::None),
-    }
-}
-
-fn opt_str(s: Option<&LitStr>) -> TokenStream {
-    match s {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    }
-}
-
-fn opt_string(s: Option<&LitStr>) -> TokenStream {
-    match s {
-        Some(s) => quote!(::core::option::Option::Some(::std::string::String::from(#s))),
-        None => quote!(::core::option::Option::None),
-    }
-}
-
-fn annotations(tool: &Tool<'_>, krate: &TokenStream) -> TokenStream {
-    let Some(a) = &tool.attr.annotations else {
-        return quote!(::core::option::Option::None);
+    let variant = match severity {
+        Some("debug") => Some(quote!(Debug)),
+        Some("info") => Some(quote!(Info)),
+        Some("notice") => Some(quote!(Notice)),
+        Some("warning") => Some(quote!(Warning)),
+        _ => None,
     };
-    let b = |v: Option<&syn::LitBool>| match v {
-        Some(v) => quote!(::core::option::Option::Some(#v)),
-        None => quote!(::core::option::Option::None),
-    };
-    let title = opt_string(a.title.as_ref());
-    let (ro, de, id, ow) = (
-        b(a.read_only_hint.as_ref()),
-        b(a.destructive_hint.as_ref()),
-        b(a.idempotent_hint.as_ref()),
-        b(a.open_world_hint.as_ref()),
-    );
+    option(variant.map(|v| quote!(#krate::Severity::#v)))
+}
+
+/// `Some(value)` or `None`, by absolute path.
+fn option(value: Option<impl ToTokens>) -> TokenStream {
+    value.map_or_else(|| quote!(::core::option::Option::None), |value| quote!(::core::option::Option::Some(#value)))
+}
+
+/// An owned `String` from a literal.
+fn string(s: &LitStr) -> TokenStream {
+    quote!(::std::borrow::ToOwned::to_owned(#s))
+}
+
+/// The `ToolSpec` fields that describe the tool: `title` through `meta`, and `timeout_ms`.
+fn metadata(tool: &Tool<'_>, krate: &TokenStream) -> TokenStream {
+    let attr = &tool.attr;
+    let title = option(attr.title.as_ref());
+    let description = attr.description.as_ref().map_or_else(|| tool.docs.clone().unwrap_or_default(), LitStr::value);
+    let annotations = option(attr.annotations.as_ref().map(|a| {
+        let title = option(a.title.as_ref().map(string));
+        let read_only = option(a.read_only_hint.as_ref());
+        let destructive = option(a.destructive_hint.as_ref());
+        let idempotent = option(a.idempotent_hint.as_ref());
+        let open_world = option(a.open_world_hint.as_ref());
+        quote! {
+            #krate::ToolAnnotations {
+                title: #title,
+                read_only_hint: #read_only,
+                destructive_hint: #destructive,
+                idempotent_hint: #idempotent,
+                open_world_hint: #open_world,
+            }
+        }
+    }));
+    let icons = attr.icons.iter().map(|i| {
+        let src = i.src.as_ref().map(string);
+        let mime = option(i.mime_type.as_ref().map(string));
+        let sizes = option(i.sizes.as_ref().map(|s| {
+            let sizes = s.value();
+            let sizes = sizes.split_whitespace();
+            quote!(::std::vec![#(::std::borrow::ToOwned::to_owned(#sizes)),*])
+        }));
+        let theme = option(i.theme.as_ref().map(string));
+        quote!(#krate::Icon { src: #src, mime_type: #mime, sizes: #sizes, theme: #theme })
+    });
+    let value = quote!(#krate::__private::Value);
+    let meta = attr.meta.iter().map(|(k, v)| quote!((#k, <#value as ::core::convert::From<_>>::from(#v))));
+    let timeout = option(attr.timeout_ms.as_ref());
     quote! {
-        ::core::option::Option::Some(#krate::ToolAnnotations {
-            title: #title,
-            read_only_hint: #ro,
-            destructive_hint: #de,
-            idempotent_hint: #id,
-            open_world_hint: #ow,
-        })
+        title: #title,
+        description: #description,
+        annotations: #annotations,
+        icons: ::std::vec![#(#icons),*],
+        meta: ::std::vec![#(#meta),*],
+        timeout_ms: #timeout,
     }
 }
 
 /// A declared reason the handler never names (neither `Reason::Variant` nor `"reason"`)
-/// and that is not `thrown_by = service` is likely dead: warn through a deprecated item,
-/// the one warning a proc macro can raise on stable, spanned at the reason.
+/// and that is not `thrown_by = service` is likely dead. A proc macro cannot raise a warning
+/// on stable, so the expansion uses a `#[deprecated]` associated constant of the reason enum,
+/// named after the reason, at the reason's literal: rustc reports
+/// ``use of deprecated associated constant `FetchItemsError::queue_full`: <note>``.
 fn unused_reason_warnings(tool: &Tool<'_>) -> TokenStream {
     let block = &tool.original.block;
     let mut idents = Vec::new();
     let mut strings = Vec::new();
     collect_tokens(quote!(#block), &mut idents, &mut strings);
-    let warnings = tool.errors.iter().filter(|e| !e.thrown_by_service).filter_map(|e| {
-        let reason = e.reason.as_ref()?;
-        let value = reason.value();
-        let variant = pascal_case(&value);
-        if idents.contains(&variant) || strings.contains(&value) {
-            return None;
-        }
-        let note = format!(
-            "declared reason `{value}` is never raised in the handler of tool `{}`: raise it with `ctx.fail({}::{variant})`, or mark it `thrown_by = service` when a service below the handler raises it",
-            tool_name(tool),
-            reason_enum_ident(tool),
-        );
-        let marker = format_ident!("{}", value, span = reason.span());
-        Some(quote_spanned! {reason.span()=>
-            #[allow(non_upper_case_globals)]
-            #[deprecated(note = #note)]
-            const #marker: () = ();
-            let () = #marker;
+    let enum_ident = reason_enum_ident(tool);
+    let unraised: Vec<_> = reason_variants(tool)
+        .into_iter()
+        .filter(|(e, reason, variant)| {
+            !e.thrown_by_service && !idents.contains(&variant.to_string()) && !strings.contains(&reason.value())
         })
-    });
-    let warnings: Vec<_> = warnings.collect();
-    if warnings.is_empty() {
+        .map(|(_, reason, variant)| {
+            let value = reason.value();
+            let note = format!(
+                "declared reason `{value}` is never raised in the handler of tool `{}`: raise it with `ctx.fail({enum_ident}::{variant})`, or mark it `thrown_by = service` when a service below the handler raises it",
+                tool_name(tool),
+            );
+            // Keywords (`type`) and the enum's own `as_str` get a trailing `_`.
+            let marker = if syn::parse_str::<Ident>(&value).is_ok() && value != "as_str" {
+                Ident::new(&value, reason.span())
+            } else {
+                format_ident!("{}_", value, span = reason.span())
+            };
+            (reason.span(), marker, note)
+        })
+        .collect();
+    if unraised.is_empty() {
         return TokenStream::new();
     }
+    let consts = unraised.iter().map(|(_, marker, note)| {
+        quote! {
+            #[deprecated(note = #note)]
+            const #marker: () = ();
+        }
+    });
+    let uses = unraised.iter().map(|(span, marker, _)| quote_spanned!(*span=> let () = #enum_ident::#marker;));
     quote! {
+        // Warns about declared reasons the handler never raises.
+        #[allow(non_upper_case_globals)]
+        impl #enum_ident {
+            #(#consts)*
+        }
         const _: () = {
-            #(#warnings)*
+            #(#uses)*
         };
     }
 }

@@ -9,8 +9,20 @@ use crate::ast::Tool;
 use crate::expand::{krate, public_items};
 
 pub(crate) fn fallback(tool: &Tool<'_>, errors: &syn::Error) -> TokenStream {
-    let public = public_items(tool);
     let errors = errors.to_compile_error();
+    if tool.original.sig.receiver().is_some() {
+        // A method: `#[tool]` sits in an `impl` block, where the tool's items cannot go.
+        // Keep the method as written, without the attributes only `#[tool]` understands.
+        let mut item = tool.original.clone();
+        item.attrs.retain(|a| !crate::attr::is_attr(a, "errors"));
+        for input in &mut item.sig.inputs {
+            if let syn::FnArg::Typed(t) = input {
+                t.attrs.retain(|a| !a.path().is_ident("input"));
+            }
+        }
+        return quote!(#item #errors);
+    }
+    let public = public_items(tool, false);
     let krate = krate(tool);
     let name = &tool.original.sig.ident;
     quote! {

@@ -1,7 +1,8 @@
 //! The `#[tool]`, `#[errors]` and `#[contract]` attributes of the MCP tool SDK.
 //!
 //! Use them through `mcp_runtime` (`use mcp_runtime::prelude::*;`), whose documentation
-//! describes every key; the generated code names only `::mcp_runtime` paths.
+//! describes every key; the generated code names only `::mcp_runtime` paths (or the path
+//! given with `#[tool(crate = …)]`).
 //!
 //! Each attribute runs three stages: `ast` models the item (keeping spans), `validate`
 //! reports every mistake at its token in one build, `expand` generates code from the
@@ -16,54 +17,85 @@ mod fallback;
 mod text;
 mod validate;
 
+#[cfg(test)]
+mod tests;
+
 use proc_macro::TokenStream;
+use proc_macro2::Span;
+use quote::quote;
 
 /// Turns a fn into an MCP tool: see `mcp_runtime`'s crate documentation for the keys.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = match syn::parse::<syn::ItemFn>(input.clone()) {
-        Ok(item) => item,
-        Err(_) => {
-            let input = proc_macro2::TokenStream::from(input);
-            let err = syn::Error::new_spanned(
-                &input,
-                "`#[tool]` goes on a fn item: `/// What it does.` `#[tool] async fn name(..) -> T { .. }`",
-            )
-            .to_compile_error();
-            return quote::quote!(#input #err).into();
-        }
+    tool_impl(args.into(), input.into()).into()
+}
+
+fn tool_impl(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let Ok(item) = syn::parse2::<syn::ItemFn>(input.clone()) else {
+        // Spanned at the `#[tool]` attribute: it is the attribute that is misplaced.
+        let err = syn::Error::new(
+            Span::call_site(),
+            "`#[tool]` goes on a fn item: `/// What it does.` `#[tool] async fn name(..) -> T { .. }`",
+        )
+        .to_compile_error();
+        return quote!(#input #err);
     };
     let cx = ctxt::Ctxt::new();
-    let model = ast::from_syn(&cx, args.into(), &item);
+    let model = ast::from_syn(&cx, args, &item);
     validate::validate(&cx, &model);
     match cx.check() {
-        Ok(()) => expand::expand(&model).into(),
-        Err(errors) => fallback::fallback(&model, &errors).into(),
+        Ok(()) => expand::expand(&model),
+        Err(errors) => fallback::fallback(&model, &errors),
     }
 }
 
 /// Declares one failure mode of a `#[tool]` fn. It is read by `#[tool]`, so it goes below it.
 #[proc_macro_attribute]
-pub fn errors(_args: TokenStream, input: TokenStream) -> TokenStream {
-    let input = proc_macro2::TokenStream::from(input);
+pub fn errors(args: TokenStream, input: TokenStream) -> TokenStream {
+    errors_impl(args.into(), input.into()).into()
+}
+
+/// `#[errors]` only runs as a macro when it is not below a `#[tool]` (which consumes it).
+/// Above a `#[tool]`, it reports the order and moves every `#[errors]` below the `#[tool]`,
+/// so that the tool still expands and one mistake gives one error.
+fn errors_impl(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let is_tool = |a: &syn::Attribute| attr::is_attr(a, "tool");
+    let is_errors = |a: &syn::Attribute| attr::is_attr(a, "errors");
+    if let Ok(mut item) = syn::parse2::<syn::ItemFn>(input.clone())
+        && let Some(tool_at) = item.attrs.iter().position(is_tool)
+    {
+        let err = syn::Error::new_spanned(
+            &item.attrs[tool_at],
+            "`#[tool]` reads the `#[errors(...)]` attributes below it: move `#[tool]` above every `#[errors(...)]`",
+        )
+        .to_compile_error();
+        let this: syn::Attribute = syn::parse_quote!(#[errors(#args)]);
+        let (above, below) = item.attrs.split_at(tool_at + 1);
+        let (errors_above, mut attrs): (Vec<_>, Vec<_>) = above.iter().cloned().partition(|a| is_errors(a));
+        attrs.push(this);
+        attrs.extend(errors_above);
+        attrs.extend(below.iter().cloned());
+        item.attrs = attrs;
+        return quote!(#item #err);
+    }
     let err = syn::Error::new(
-        proc_macro2::Span::call_site(),
-        "`#[errors(...)]` is read by `#[tool]`: put `#[tool]` first, then the `#[errors(...)]` attributes",
+        Span::call_site(),
+        "`#[errors(...)]` declares a failure mode of a tool: put `#[tool]` above it, on a fn (or use `#[contract]` on an enum)",
     )
     .to_compile_error();
-    quote::quote!(#input #err).into()
+    quote!(#input #err)
 }
 
 /// Declares a set of failure modes on an enum, shared by several tools (`#[tool(contract =
 /// MyErrors)]`) and raised by services without a `ctx` (`ToolError::from(MyErrors::X)`).
 #[proc_macro_attribute]
 pub fn contract(args: TokenStream, input: TokenStream) -> TokenStream {
-    match syn::parse::<syn::ItemEnum>(input) {
-        Ok(item) => contract::expand(args.into(), item).into(),
-        Err(e) => {
-            syn::Error::new(e.span(), "`#[contract]` goes on an enum whose unit variants are the failure reasons")
-                .to_compile_error()
-                .into()
-        }
+    if let Ok(item) = syn::parse::<syn::ItemEnum>(input.clone()) {
+        return contract::expand(args.into(), item).into();
     }
+    let input = proc_macro2::TokenStream::from(input);
+    let err =
+        syn::Error::new(Span::call_site(), "`#[contract]` goes on an enum whose unit variants are the failure reasons")
+            .to_compile_error();
+    quote!(#input #err).into()
 }

@@ -44,13 +44,14 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// The closest candidate within distance 2 (case-insensitively), for a did-you-mean.
+/// The closest candidate within distance 2 (case-insensitively), or one that `word` is an
+/// abbreviation of (`warn` → `warning`), for a did-you-mean.
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_ascii_lowercase();
     candidates
         .into_iter()
         .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase()), c))
-        .filter(|(d, _)| *d <= 2)
+        .filter(|(d, c)| *d <= 2 || (lower.len() >= 3 && c.to_ascii_lowercase().starts_with(&lower)))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
@@ -91,5 +92,8 @@ mod tests {
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(did_you_mean("NotFund", ["Conflict", "NotFound"]), Some("NotFound"));
         assert_eq!(did_you_mean("zzzzzz", ["reason"]), None);
+        assert_eq!(did_you_mean("warn", ["debug", "info", "notice", "warning"]), Some("warning"));
+        assert_eq!(did_you_mean("in", ["info", "notice"]), Some("info"));
+        assert_eq!(did_you_mean("crit", ["debug", "info", "notice", "warning"]), None);
     }
 }

@@ -1,31 +1,32 @@
 //! Every rule that can be checked at compile time, each reported at the offending token.
 
 use crate::ast::{ParamKind, Tool};
-use crate::attr::{CodeValue, ERRORS_KEYS};
+use crate::attr::{CodeValue, ERRORS_KEYS, ErrorsAttr};
 use crate::ctxt::Ctxt;
-use crate::text::suggestion;
+use crate::text::{pascal_case, snake_case, suggestion};
 
-/// Named codes of ERRORS.md §2 (kept in step with `mcp_core::ErrorCode::NAMED`).
-pub(crate) const CODE_NAMES: &[&str] = &[
-    "ParseError",
-    "InvalidRequest",
-    "MethodNotFound",
-    "InvalidParams",
-    "InternalError",
-    "ServiceUnavailable",
-    "NotFound",
-    "Conflict",
-    "RateLimited",
-    "Timeout",
-    "Forbidden",
-    "Unauthorized",
-    "ValidationError",
-    "ConfigurationError",
-    "InitializationFailed",
-    "DatabaseError",
-    "RequestCancelled",
-    "SerializationError",
-    "UnknownError",
+/// Named codes of ERRORS.md §2 with their numbers, in table order (kept in step with
+/// `mcp_core::ErrorCode::NAMED`; a unit test compares them).
+pub(crate) const CODES: &[(&str, i32)] = &[
+    ("ParseError", -32700),
+    ("InvalidRequest", -32600),
+    ("MethodNotFound", -32601),
+    ("InvalidParams", -32602),
+    ("InternalError", -32603),
+    ("ServiceUnavailable", -32000),
+    ("NotFound", -32001),
+    ("Conflict", -32002),
+    ("RateLimited", -32003),
+    ("Timeout", -32004),
+    ("Forbidden", -32005),
+    ("Unauthorized", -32006),
+    ("ValidationError", -32007),
+    ("ConfigurationError", -32008),
+    ("InitializationFailed", -32009),
+    ("DatabaseError", -32010),
+    ("RequestCancelled", -32011),
+    ("SerializationError", -32070),
+    ("UnknownError", -32099),
 ];
 pub(crate) const SEVERITIES: &[&str] = &["debug", "info", "notice", "warning"];
 
@@ -73,10 +74,10 @@ fn signature(cx: &Ctxt, tool: &Tool<'_>) {
         );
     }
     let inputs: Vec<_> = tool.params.iter().filter(|p| p.kind == ParamKind::Input).collect();
-    for extra in inputs.iter().skip(1) {
-        cx.error_at(
-            extra.input_marker.unwrap_or_else(proc_macro2::Span::call_site),
-            "only one parameter can be the whole `#[input]`",
+    for extra in inputs.iter().skip(1).filter_map(|p| p.input_marker) {
+        cx.error_spanned_by(
+            extra,
+            "only one parameter can be the whole `#[input]`: make the other one a field of the input struct",
         );
     }
     if let Some(input) = inputs.first() {
@@ -96,25 +97,22 @@ fn signature(cx: &Ctxt, tool: &Tool<'_>) {
 }
 
 fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
-    let name = tool_name(tool);
-    let valid = !name.is_empty()
-        && name.chars().count() <= 128
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
-    if !valid {
-        let msg = format!("invalid tool name `{name}`: use 1 to 128 characters of `A-Z a-z 0-9 _ . -`");
+    if let Some(problem) = name_problem(&tool_name(tool)) {
         match &tool.attr.name {
-            Some(lit) => cx.error_spanned_by(lit, msg),
-            None => cx.error_spanned_by(&tool.original.sig.ident, msg),
+            Some(lit) => cx.error_spanned_by(lit, problem),
+            None => cx.error_spanned_by(
+                &tool.original.sig.ident,
+                format!("{problem}; the name comes from the fn: set another with `#[tool(name = \"…\")]`"),
+            ),
         }
     }
     match &tool.attr.description {
         Some(d) if d.value().trim().is_empty() => cx.error_spanned_by(d, "`description` is empty; say what the tool does"),
-        Some(_) => {}
         None if tool.docs.is_none() => cx.error_spanned_by(
             &tool.original.sig.ident,
             "a `#[tool]` needs a description, which the model reads to choose it: add a doc comment `/// What this tool does.` above the fn, or `#[tool(description = \"…\")]`",
         ),
-        None => {}
+        Some(_) | None => {}
     }
     if let Some(t) = &tool.attr.timeout_ms {
         match t.base10_parse::<u64>() {
@@ -132,88 +130,145 @@ fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
     }
 }
 
+/// What is wrong with a tool name (MCP: 1 to 128 of `A-Za-z0-9_.-`), if anything.
+fn name_problem(name: &str) -> Option<String> {
+    const RULE: &str = "tool names are 1 to 128 characters of `A-Z a-z 0-9 _ . -`";
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    let len = name.chars().count();
+    if len == 0 {
+        return Some(format!("the tool name is empty; {RULE}"));
+    }
+    if len > 128 {
+        return Some(format!("the tool name has {len} characters; {RULE}"));
+    }
+    let bad: Vec<char> = name.chars().filter(|c| !allowed(*c)).fold(Vec::new(), |mut seen, c| {
+        if !seen.contains(&c) {
+            seen.push(c);
+        }
+        seen
+    });
+    if bad.is_empty() {
+        return None;
+    }
+    let list = bad.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+    // Suggest a fix only when it stays readable (spaces, slashes, colons…).
+    let fixed: String = name.chars().map(|c| if allowed(c) { c } else { '_' }).collect();
+    let example = if bad.iter().all(char::is_ascii) { format!(", e.g. `{fixed}`") } else { String::new() };
+    let verb = if bad.len() == 1 { "is" } else { "are" };
+    Some(format!("invalid tool name `{name}`: {list} {verb} not allowed; {RULE}{example}"))
+}
+
 fn errors(cx: &Ctxt, tool: &Tool<'_>) {
     let mut seen: Vec<(String, proc_macro2::Span)> = Vec::new();
+    let mut variants: Vec<(String, String)> = Vec::new();
     for e in &tool.errors {
         error_entry(cx, e);
-        if let Some(reason) = &e.reason {
-            let value = reason.value();
-            if let Some((_, first)) = seen.iter().find(|(r, _)| *r == value) {
-                cx.error_spanned_by(
-                    reason,
-                    format!("duplicate reason `{value}`; each failure mode of a tool has its own reason"),
-                );
-                cx.error_at(*first, format!("note: `{value}` first declared here"));
-            } else {
-                seen.push((value, reason.span()));
-            }
+        let Some(reason) = &e.reason else { continue };
+        let value = reason.value();
+        if let Some((_, first)) = seen.iter().find(|(r, _)| *r == value) {
+            cx.error_spanned_by(
+                reason,
+                format!("duplicate reason `{value}`; each failure mode of a tool has its own reason"),
+            );
+            cx.error_at(*first, format!("note: `{value}` first declared here"));
+            continue;
+        }
+        seen.push((value.clone(), reason.span()));
+        if !is_snake_case(&value) {
+            continue;
+        }
+        // Each reason becomes a variant of the reason enum: `no_match` → `NoMatch`.
+        let variant = pascal_case(&value);
+        if variant == "Self" {
+            cx.error_spanned_by(
+                reason,
+                "reason `self` cannot name a variant of the reason enum (`Self` is a keyword); choose another reason",
+            );
+        } else if let Some((other, _)) = variants.iter().find(|(_, v)| *v == variant) {
+            cx.error_spanned_by(
+                reason,
+                format!(
+                    "reasons `{other}` and `{value}` both become the variant `{}::{variant}`; rename one of them",
+                    crate::expand::reason_enum_ident(tool)
+                ),
+            );
+        } else {
+            variants.push((value, variant));
         }
     }
 }
 
+/// `^[a-z][a-z0-9_]*$`.
+pub(crate) fn is_snake_case(reason: &str) -> bool {
+    reason.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && reason.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
 /// The rules of one `#[errors(...)]` entry (ERRORS.md §4).
-pub(crate) fn error_entry(cx: &Ctxt, e: &crate::attr::ErrorsAttr) {
-    {
-        let missing: Vec<&str> = [
-            ("reason", e.reason.is_none()),
-            ("code", e.code.is_none()),
-            ("when", e.when.is_none()),
-            ("recovery", e.recovery.is_none()),
-        ]
-        .into_iter()
-        .filter_map(|(k, m)| m.then_some(k))
-        .collect();
-        if !missing.is_empty() {
-            let list = missing.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-            let keys = ERRORS_KEYS[..4].iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-            cx.error_at(e.span, format!("`errors` is missing {list}; every failure mode declares {keys}"));
+pub(crate) fn error_entry(cx: &Ctxt, e: &ErrorsAttr) {
+    let missing: Vec<&str> = [
+        ("reason", e.reason.is_none()),
+        ("code", e.code.is_none()),
+        ("when", e.when.is_none()),
+        ("recovery", e.recovery.is_none()),
+    ]
+    .into_iter()
+    .filter(|(k, m)| *m && !e.attempted.contains(k))
+    .map(|(k, _)| k)
+    .collect();
+    if !missing.is_empty() {
+        let list = missing.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+        let keys = ERRORS_KEYS[..4].iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+        cx.error_at(e.span, format!("`errors` is missing {list}; every failure mode declares {keys}"));
+    }
+    if let Some(reason) = &e.reason {
+        let value = reason.value();
+        if !is_snake_case(&value) {
+            let fixed = snake_case(&value).to_lowercase().replace([' ', '-'], "_").replace("__", "_");
+            let fixed = fixed.trim_start_matches(|c: char| !c.is_ascii_lowercase());
+            let example = if is_snake_case(fixed) { format!(", e.g. `{fixed}`") } else { String::new() };
+            cx.error_spanned_by(reason, format!("reason `{value}` must be snake_case (`^[a-z][a-z0-9_]*$`){example}"));
         }
-        if let Some(reason) = &e.reason {
-            let value = reason.value();
-            let snake = value.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-                && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-            if !snake {
-                let fixed = crate::text::snake_case(&value).to_lowercase().replace([' ', '-'], "_").replace("__", "_");
-                cx.error_spanned_by(
-                    reason,
-                    format!("reason `{value}` must be snake_case (`^[a-z][a-z0-9_]*$`), e.g. `{fixed}`"),
-                );
-            }
-        }
-        if let Some(CodeValue::Named(ident)) = &e.code {
-            let name = ident.to_string();
-            if !CODE_NAMES.contains(&name.as_str()) {
-                cx.error_spanned_by(
-                    ident,
-                    format!("unknown error code `{name}`; use a name from the code table (`NotFound`, `RateLimited`, …) or an integer{}", suggestion(&name, CODE_NAMES.iter().copied())),
-                );
-            }
-        }
-        if let Some(when) = &e.when
-            && when.value().trim().is_empty()
-        {
-            cx.error_spanned_by(when, "`when` is empty; describe in one sentence when this failure happens");
-        }
-        if let Some(recovery) = &e.recovery {
-            let words = recovery.value().split_whitespace().count();
-            if words < 5 {
-                cx.error_spanned_by(
-                    recovery,
-                    format!("`recovery` has {words} word{}; tell the caller its next move in at least 5 words, naming a tool or an argument it can use", if words == 1 { "" } else { "s" }),
-                );
-            }
-        }
-        if let Some(sev) = &e.severity
-            && !SEVERITIES.contains(&sev.name.as_str())
-        {
-            cx.error_at(
-                sev.span,
+    }
+    if let Some(CodeValue::Named(ident)) = &e.code {
+        let name = ident.to_string();
+        if !CODES.iter().any(|(n, _)| *n == name) {
+            cx.error_spanned_by(
+                ident,
                 format!(
-                    "unknown severity `{}`; expected one of `debug`, `info`, `notice`, `warning`{}",
-                    sev.name,
-                    suggestion(&sev.name, SEVERITIES.iter().copied())
+                    "unknown error code `{name}`; use a name from the code table (`NotFound`, `RateLimited`, …) or an integer{}",
+                    suggestion(&name, CODES.iter().map(|(n, _)| *n))
                 ),
             );
         }
+    }
+    if let Some(when) = &e.when
+        && when.value().trim().is_empty()
+    {
+        cx.error_spanned_by(when, "`when` is empty; describe in one sentence when this failure happens");
+    }
+    if let Some(recovery) = &e.recovery {
+        let words = recovery.value().split_whitespace().count();
+        if words < 5 {
+            cx.error_spanned_by(
+                recovery,
+                format!(
+                    "`recovery` has {words} word{}; tell the caller its next move in at least 5 words, naming a tool or an argument it can use",
+                    if words == 1 { "" } else { "s" }
+                ),
+            );
+        }
+    }
+    if let Some(sev) = &e.severity
+        && !SEVERITIES.contains(&sev.name.as_str())
+    {
+        cx.error_at(
+            sev.span,
+            format!(
+                "unknown severity `{}`; expected one of `debug`, `info`, `notice`, `warning`{}",
+                sev.name,
+                suggestion(&sev.name, SEVERITIES.iter().copied())
+            ),
+        );
     }
 }

@@ -1,0 +1,23 @@
+use mcp_runtime::prelude::*;
+
+/// Fetches one item.
+#[tool]
+#[errors(
+    reason = "no_match",
+    code = NotFound,
+    when = "The id does not exist.",
+    recovery = "Call search_docs to find a valid id."
+)]
+#[errors(
+    reason = "queue_full",
+    code = RateLimited,
+    retryable = true,
+    when = "The queue is full.",
+    recovery = "Wait a few seconds, then call fetch_item again.",
+    thrown_by = service
+)]
+async fn fetch_item(ctx: &Ctx<FetchItemError>, id: String) -> Result<String, ToolError> {
+    Err(ctx.fail(FetchItemError::NoMatch).message(format!("no item {id}")))
+}
+
+fn main() {}

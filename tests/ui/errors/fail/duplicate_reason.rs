@@ -1,0 +1,21 @@
+use mcp_runtime::prelude::*;
+
+/// Fetches one item.
+#[tool]
+#[errors(
+    reason = "no_match",
+    code = NotFound,
+    when = "The id does not exist.",
+    recovery = "Call search_docs to find a valid id."
+)]
+#[errors(
+    reason = "no_match",
+    code = Forbidden,
+    when = "The id is not yours.",
+    recovery = "Call search_docs to find an id you own."
+)]
+fn fetch_item(ctx: &Ctx<FetchItemError>, id: String) -> Result<String, ToolError> {
+    Err(ctx.fail(FetchItemError::NoMatch).message(format!("no item {id}")))
+}
+
+fn main() {}

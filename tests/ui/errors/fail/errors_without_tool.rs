@@ -1,0 +1,14 @@
+use mcp_runtime::prelude::*;
+
+/// Fetches one item.
+#[errors(
+    reason = "no_match",
+    code = NotFound,
+    when = "The id does not exist.",
+    recovery = "Call search_docs to find a valid id."
+)]
+fn fetch_item(id: String) -> String {
+    id
+}
+
+fn main() {}

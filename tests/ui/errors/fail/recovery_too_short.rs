@@ -1,0 +1,10 @@
+use mcp_runtime::prelude::*;
+
+/// Fetches one item.
+#[tool]
+#[errors(reason = "no_match", code = NotFound, when = "The id does not exist.", recovery = "Try again.")]
+fn fetch_item(ctx: &Ctx<FetchItemError>, id: String) -> Result<String, ToolError> {
+    Err(ctx.fail(FetchItemError::NoMatch).message(format!("no item {id}")))
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use mcp_runtime::prelude::*;
+
+/// Fetches one item.
+#[tool]
+#[errors(
+    reson = "no_match",
+    code = NotFound,
+    when = "The id does not exist.",
+    recovery = "Call search_docs to find a valid id."
+)]
+fn fetch_item(id: String) -> String {
+    id
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use mcp_runtime::prelude::*;
+
+#[derive(Serialize)]
+struct Report {
+    lines: u32,
+}
+
+/// Counts lines.
+#[tool]
+fn count_lines(text: String) -> Report {
+    Report { lines: u32::try_from(text.lines().count()).unwrap_or(u32::MAX) }
+}
+
+fn main() {}
