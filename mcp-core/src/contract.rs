@@ -19,7 +19,7 @@ pub enum Severity {
 /// `#[errors(...)]` attribute, built at compile time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContractEntry {
-    /// Stable machine identifier, snake_case, unique within the tool.
+    /// Stable machine identifier, `snake_case`, unique within the tool.
     pub reason: &'static str,
     /// The code sent in `structuredContent.error.code`.
     pub code: ErrorCode,

@@ -32,6 +32,9 @@ pub(crate) struct Session {
 }
 
 /// What the reader should do with a line after the session looked at it.
+// `Next` only lives between reading a line and spawning its call; boxing the request would
+// cost an allocation per call for nothing.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Next {
     Done,
     /// A `tools/call` to run in its own task. Its cancellation handle is registered

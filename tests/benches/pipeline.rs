@@ -11,7 +11,10 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const CASES: [(&str, &str); 3] = [
-    ("success: add", r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#),
+    (
+        "success: add",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#,
+    ),
     (
         "declared failure: fetch_items no_match",
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch_items","arguments":{"ids":[]}}}"#,

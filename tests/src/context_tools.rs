@@ -5,7 +5,7 @@ use mcp_runtime::prelude::*;
 
 /// Works through `steps` steps, logging at every level and reporting progress.
 #[tool]
-pub(crate) async fn work(
+pub(crate) fn work(
     ctx: &Ctx,
     /// How many steps (at least 1).
     #[schemars(range(min = 1))]

@@ -95,7 +95,7 @@ struct Items {
     recovery = "Remove the ids you do not own and call fetch_items again.",
     thrown_by = service
 )]
-async fn fetch_items(
+fn fetch_items(
     ctx: &Ctx<FetchItemsError>,
     /// The ids to fetch.
     ids: Vec<String>,
@@ -154,7 +154,7 @@ fn bad_output(
     }
 }
 
-/// The old report (disabled: replaced by fetch_items).
+/// The old report (disabled: replaced by `fetch_items`).
 #[tool]
 fn legacy_report() -> String {
     "legacy".into()

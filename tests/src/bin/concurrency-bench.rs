@@ -3,6 +3,7 @@
 //! server's memory per in-flight call. Default: 1,000 calls to the `fixture-server` built
 //! next to this binary (`cargo build --release -p mcp-tests` builds both).
 
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -18,12 +19,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let split = args.iter().position(|a| a == "--");
     let n: usize = args.first().filter(|a| *a != "--").and_then(|a| a.parse().ok()).unwrap_or(1000);
-    let command: Vec<String> = match split {
-        Some(i) => args[i + 1..].to_vec(),
-        None => {
-            let exe = std::env::current_exe().expect("current exe");
-            vec![exe.with_file_name("fixture-server").to_string_lossy().into_owned()]
-        }
+    let command: Vec<String> = if let Some(i) = split {
+        args[i + 1..].to_vec()
+    } else {
+        let exe = std::env::current_exe().expect("current exe");
+        vec![exe.with_file_name("fixture-server").to_string_lossy().into_owned()]
     };
     let mut child = Command::new(&command[0])
         .args(&command[1..])
@@ -43,9 +43,10 @@ fn main() {
     // Warm up: one round of the same calls, so that lazily grown pools are counted once.
     let mut batch = String::new();
     for id in 1..=n {
-        batch.push_str(&format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"sleep_ms\",\"arguments\":{{\"ms\":100}}}}}}\n"
-        ));
+        let _ = writeln!(
+            batch,
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"sleep_ms\",\"arguments\":{{\"ms\":100}}}}}}"
+        );
     }
     let run = |input: &mut std::process::ChildStdin, output: &mut BufReader<std::process::ChildStdout>| {
         let start = Instant::now();
@@ -68,9 +69,13 @@ fn main() {
     let hwm_kb = status_kb(pid, "VmHWM:");
     drop(input);
     let _ = child.wait();
-    let per_call = (hwm_kb.saturating_sub(before_kb) * 1024) as f64 / n as f64;
-    println!("{n} concurrent sleep_ms(100) calls: {:.0} ms wall (first round {:.0} ms), {ok}/{n} answered", wall.as_secs_f64() * 1e3, cold.as_secs_f64() * 1e3);
-    println!("server memory: {before_kb} KiB before, {hwm_kb} KiB peak: {per_call:.0} bytes per in-flight call");
+    let per_call = hwm_kb.saturating_sub(before_kb) * 1024 / u64::try_from(n).unwrap_or(u64::MAX);
+    println!(
+        "{n} concurrent sleep_ms(100) calls: {:.0} ms wall (first round {:.0} ms), {ok}/{n} answered",
+        wall.as_secs_f64() * 1e3,
+        cold.as_secs_f64() * 1e3
+    );
+    println!("server memory: {before_kb} KiB before, {hwm_kb} KiB peak: {per_call} bytes per in-flight call");
     if ok != n {
         std::process::exit(1);
     }
