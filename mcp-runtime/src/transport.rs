@@ -62,11 +62,17 @@ impl Server {
                 Line::Data => {
                     if let Next::Call { id, req, cancel } = session.handle(lines.current()) {
                         let Ok(slot) = Arc::clone(&slots).acquire_owned().await else { break };
-                        let session = Arc::clone(&session);
-                        calls.spawn(async move {
-                            let _slot = slot;
-                            session.run_call(id, req, cancel).await;
-                        });
+                        let mut call = Box::pin(Arc::clone(&session).run_call(id, req, cancel));
+                        // Run the call here until it first waits: most calls never do, and
+                        // are answered without a hand-off to another task. One that waits
+                        // continues in its own task, so it blocks nothing.
+                        if std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx))).await.is_pending()
+                        {
+                            calls.spawn(async move {
+                                let _slot = slot;
+                                call.await;
+                            });
+                        }
                     }
                 }
             }
@@ -139,21 +145,34 @@ fn stdio() -> std::io::Result<(Input, Output)> {
 /// response is dropped as "unknown token". Calls that send nothing pay nothing.
 async fn write_loop<W: AsyncWrite + Unpin>(output: W, mut rx: mpsc::UnboundedReceiver<Vec<u8>>) -> std::io::Result<()> {
     let mut out = BufWriter::with_capacity(BUFFER, output);
+    // When notifications were last flushed, while no response has followed them yet.
+    let mut notified_at: Option<std::time::Instant> = None;
     while let Some(first) = rx.recv().await {
         let mut notified = false;
         let mut next = Some(first);
         while let Some(line) = next {
             let is_notification = line.starts_with(jsonrpc::NOTIFICATION_PREFIX);
-            if notified && !is_notification {
-                out.flush().await?;
-                tokio::time::sleep(NOTIFICATION_GAP).await;
-                notified = false;
+            if !is_notification {
+                if notified {
+                    out.flush().await?;
+                    notified_at = Some(std::time::Instant::now());
+                    notified = false;
+                }
+                if let Some(at) = notified_at.take() {
+                    let wait = NOTIFICATION_GAP.saturating_sub(at.elapsed());
+                    if !wait.is_zero() {
+                        tokio::time::sleep(wait).await;
+                    }
+                }
             }
             out.write_all(&line).await?;
             notified |= is_notification;
             next = rx.try_recv().ok();
         }
         out.flush().await?;
+        if notified {
+            notified_at = Some(std::time::Instant::now());
+        }
     }
     out.flush().await
 }
