@@ -119,6 +119,13 @@ fn notes_dir<R>(ctx: &Ctx<R>) -> Result<&NotesDir, ToolError> {
     ctx.state::<NotesDir>().ok_or_else(|| ToolError::configuration("The notes directory is not configured."))
 }
 
+/// The file of a note that `read_note` or `delete_note` names, or `invalid_name`.
+fn note_path(ctx: &Ctx<NoteError>, name: &str) -> Result<std::path::PathBuf, ToolError> {
+    notes_dir(ctx)?
+        .note_path(name)
+        .map_err(|why| ctx.fail(NoteError::InvalidName).message(format!("Invalid note name: {why}.")))
+}
+
 /// A note name close to `wanted` (case-insensitive edit distance of at most 3), for a hint.
 fn closest<'a>(wanted: &str, names: &'a [String]) -> Option<&'a str> {
     let wanted = wanted.to_lowercase();
@@ -225,17 +232,14 @@ async fn read_note(
     /// The note's name, exactly as `list_notes` shows it (no `.md` extension).
     name: String,
 ) -> Result<String, ToolError> {
-    let dir = notes_dir(ctx)?;
-    let path = dir
-        .note_path(&name)
-        .map_err(|why| ctx.fail(NoteError::InvalidName).message(format!("Invalid note name: {why}.")))?;
+    let path = note_path(ctx, &name)?;
     match tokio::fs::read_to_string(&path).await {
         Ok(text) => Ok(text),
         Err(e) if e.kind() == ErrorKind::NotFound => {
             let err = ctx.fail(NoteError::NoSuchNote).message(format!("There is no note named {name:?}."));
             // A hint set at the throw site replaces the declared one: extend it with the
             // likely intended name.
-            let names = dir.names().await?;
+            let names = notes_dir(ctx)?.names().await?;
             Err(match closest(&name, &names) {
                 Some(near) => err.hint(format!(
                     "{} The closest existing name is {near:?}.",
@@ -349,10 +353,7 @@ async fn delete_note(
     /// The note's name, exactly as `list_notes` shows it (no `.md` extension).
     name: String,
 ) -> Result<String, ToolError> {
-    let dir = notes_dir(ctx)?;
-    let path = dir
-        .note_path(&name)
-        .map_err(|why| ctx.fail(NoteError::InvalidName).message(format!("Invalid note name: {why}.")))?;
+    let path = note_path(ctx, &name)?;
     match tokio::fs::remove_file(&path).await {
         Ok(()) => {
             ctx.info(format!("deleted note {name:?}"));

@@ -102,35 +102,43 @@ type Output = Box<dyn AsyncWrite + Unpin + Send>;
 #[cfg(unix)]
 fn stdio() -> std::io::Result<(Input, Output)> {
     use std::os::fd::AsFd;
-    use std::os::unix::fs::FileTypeExt;
+    use tokio::net::unix::pipe;
 
-    let input: Input = {
-        let file = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned()?);
-        let kind = file.metadata()?.file_type();
-        if kind.is_fifo() {
-            Box::new(tokio::net::unix::pipe::Receiver::from_file(file)?)
-        } else if kind.is_socket() {
-            let socket = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(file));
-            socket.set_nonblocking(true)?;
-            Box::new(tokio::net::UnixStream::from_std(socket)?)
-        } else {
-            Box::new(tokio::io::stdin())
-        }
+    let input: Input = match unix_fd(std::io::stdin().as_fd())? {
+        Fd::Pipe(file) => Box::new(pipe::Receiver::from_file(file)?),
+        Fd::Socket(socket) => Box::new(socket),
+        Fd::Other => Box::new(tokio::io::stdin()),
     };
-    let output: Output = {
-        let file = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
-        let kind = file.metadata()?.file_type();
-        if kind.is_fifo() {
-            Box::new(tokio::net::unix::pipe::Sender::from_file(file)?)
-        } else if kind.is_socket() {
-            let socket = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(file));
-            socket.set_nonblocking(true)?;
-            Box::new(tokio::net::UnixStream::from_std(socket)?)
-        } else {
-            Box::new(tokio::io::stdout())
-        }
+    let output: Output = match unix_fd(std::io::stdout().as_fd())? {
+        Fd::Pipe(file) => Box::new(pipe::Sender::from_file(file)?),
+        Fd::Socket(socket) => Box::new(socket),
+        Fd::Other => Box::new(tokio::io::stdout()),
     };
     Ok((input, output))
+}
+
+#[cfg(unix)]
+enum Fd {
+    Pipe(std::fs::File),
+    Socket(tokio::net::UnixStream),
+    Other,
+}
+
+/// What a standard stream is, with a duplicate of its descriptor to drive it.
+#[cfg(unix)]
+fn unix_fd(fd: std::os::fd::BorrowedFd<'_>) -> std::io::Result<Fd> {
+    use std::os::unix::fs::FileTypeExt;
+    let file = std::fs::File::from(fd.try_clone_to_owned()?);
+    let kind = file.metadata()?.file_type();
+    if kind.is_fifo() {
+        Ok(Fd::Pipe(file))
+    } else if kind.is_socket() {
+        let socket = std::os::unix::net::UnixStream::from(std::os::fd::OwnedFd::from(file));
+        socket.set_nonblocking(true)?;
+        Ok(Fd::Socket(tokio::net::UnixStream::from_std(socket)?))
+    } else {
+        Ok(Fd::Other)
+    }
 }
 
 #[cfg(not(unix))]

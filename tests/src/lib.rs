@@ -5,3 +5,4 @@
 pub mod client;
 mod context_tools;
 pub mod fixture;
+pub mod toolchain;
