@@ -67,7 +67,9 @@ impl Issue {
 
     /// `<path>: <text>` (no path at the root), cut at [`LINE_CHARS`].
     fn line(&self) -> String {
-        cut(&self.line_from(0))
+        let mut out = String::with_capacity(self.message.len() + 16 * self.path.len());
+        self.write_line(&mut out, 0);
+        out
     }
 
     /// The line with the path relative to the first `base` segments.
@@ -75,24 +77,48 @@ impl Issue {
         let path = self.path.get(base..).unwrap_or_default();
         if path.is_empty() { self.message.clone() } else { format!("{}: {}", dotted(path), self.message) }
     }
+
+    /// Appends [`Issue::line`] to `out`, without building it separately.
+    fn write_line(&self, out: &mut String, base: usize) {
+        let start = out.len();
+        let path = self.path.get(base..).unwrap_or_default();
+        if !path.is_empty() {
+            push_dotted(out, path);
+            out.push_str(": ");
+        }
+        out.push_str(&self.message);
+        cut_from(out, start);
+    }
 }
 
 /// `opts.b`, `items.1.name`: keys sanitised (control characters removed, length-capped).
 fn dotted(path: &[Seg]) -> String {
-    let parts: Vec<String> = path
-        .iter()
-        .map(|s| match s {
-            Seg::Key(k) => display_name(k),
-            Seg::Index(i) => i.to_string(),
-        })
-        .collect();
-    parts.join(".")
+    let mut out = String::new();
+    push_dotted(&mut out, path);
+    out
 }
 
-fn cut(line: &str) -> String {
-    match line.char_indices().nth(LINE_CHARS) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line.to_owned(),
+fn push_dotted(out: &mut String, path: &[Seg]) {
+    for (i, seg) in path.iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        match seg {
+            // Most keys are short and clean: no copy to sanitise them.
+            Seg::Key(k) if k.len() <= 128 && !k.chars().any(char::is_control) => out.push_str(k),
+            Seg::Key(k) => out.push_str(&display_name(k)),
+            Seg::Index(i) => {
+                let _ = write!(out, "{i}");
+            }
+        }
+    }
+}
+
+/// Cuts what was appended to `out` since `start` at [`LINE_CHARS`] characters, then `…`.
+fn cut_from(out: &mut String, start: usize) {
+    if let Some((at, _)) = out[start..].char_indices().nth(LINE_CHARS) {
+        out.truncate(start + at);
+        out.push('…');
     }
 }
 
@@ -143,7 +169,13 @@ fn issues_json(issues: &[Issue]) -> Value {
                         Seg::Index(n) => Value::from(*n),
                     })
                     .collect();
-                json!({"path": path, "keyword": i.keyword, "message": cut(&i.message)})
+                let mut message = i.message.clone();
+                cut_from(&mut message, 0);
+                let mut issue = Map::with_capacity(3);
+                issue.insert("path".into(), Value::Array(path));
+                issue.insert("keyword".into(), Value::from(i.keyword.as_ref()));
+                issue.insert("message".into(), Value::String(message));
+                Value::Object(issue)
             })
             .collect(),
     )
@@ -151,8 +183,13 @@ fn issues_json(issues: &[Issue]) -> Value {
 
 /// The first [`DETAIL_LINES`] lines joined by `, `, then ` (+N more)`.
 fn detail(issues: &[Issue]) -> String {
-    let lines: Vec<String> = issues.iter().take(DETAIL_LINES).map(Issue::line).collect();
-    let mut out = lines.join(", ");
+    let mut out = String::with_capacity(64 * issues.len().min(DETAIL_LINES));
+    for (i, issue) in issues.iter().take(DETAIL_LINES).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        issue.write_line(&mut out, 0);
+    }
     if issues.len() > DETAIL_LINES {
         let _ = write!(out, " (+{} more)", issues.len() - DETAIL_LINES);
     }
@@ -528,21 +565,23 @@ impl<'s> Walk<'s> {
             .map(|i| (self.order_key(node, instance, i.path.get(base..).unwrap_or_default()), i))
             .collect();
         keyed.sort_by(|a, b| a.0.cmp(&b.0));
-        // Issues at one path are neighbours now: settle each run of equal keys on its own.
-        let mut rest = keyed.as_slice();
-        while let Some((key, _)) = rest.first() {
-            let len = rest.iter().take_while(|(k, _)| k == key).count();
-            let (run, tail) = rest.split_at(len);
-            rest = tail;
-            let start = issues.len();
-            for (_, issue) in run {
-                let typed = run.iter().any(|(_, i)| i.keyword == "type" && i.path == issue.path);
-                let hidden = typed && issue.keyword != "type";
-                if !hidden && !issues[start..].contains(issue) {
-                    issues.push(issue.clone());
-                }
+        // Issues at one path are neighbours now: settle each run of equal keys on its own,
+        // deciding by reference, then moving the kept issues (no clones).
+        let mut keep = Vec::with_capacity(keyed.len());
+        let mut run_start = 0;
+        for (j, (key, issue)) in keyed.iter().enumerate() {
+            if keyed[run_start].0 != *key {
+                run_start = j;
             }
+            let run_end = run_start + keyed[run_start..].iter().take_while(|(k, _)| k == key).count();
+            let run = &keyed[run_start..run_end];
+            let typed = run.iter().any(|(_, i)| i.keyword == "type" && i.path == issue.path);
+            let hidden = typed && issue.keyword != "type";
+            let repeat =
+                run[..j - run_start].iter().zip(&keep[run_start..]).any(|((_, other), kept)| *kept && other == issue);
+            keep.push(!hidden && !repeat);
         }
+        issues.extend(keyed.into_iter().zip(keep).filter_map(|((_, issue), kept)| kept.then_some(issue)));
     }
 
     /// The issues one validator error stands for, appended to `out` (not yet ordered).

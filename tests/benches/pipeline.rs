@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-const CASES: [(&str, &str); 3] = [
+const CASES: [(&str, &str); 4] = [
     (
         "success: add",
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#,
@@ -20,8 +20,12 @@ const CASES: [(&str, &str); 3] = [
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch_items","arguments":{"ids":[]}}}"#,
     ),
     (
-        "invalid_arguments with hint: add",
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":"two","c":3}}}"#,
+        "invalid_arguments, one issue: add",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":"two","b":3}}}"#,
+    ),
+    (
+        "invalid_arguments, two issues: add",
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":"two","c":3}}}"#,
     ),
 ];
 
