@@ -1,7 +1,7 @@
 //! stdio: newline-delimited JSON-RPC in, one writer task out. The reader caps line length
-//! without buffering an oversized line, spawns one task per `tools/call` (bounded by the
-//! in-flight cap: when it is reached, reading pauses), and on EOF gives in-flight calls
-//! their grace before it flushes and returns.
+//! without buffering an oversized line, runs each `tools/call` until it first waits and
+//! then in its own task (bounded by the in-flight cap: when it is reached, reading pauses),
+//! and on EOF gives in-flight calls their grace before it flushes and returns.
 
 use std::sync::Arc;
 
@@ -15,7 +15,7 @@ use crate::server::{Error, Server};
 use crate::session::{Next, Session};
 
 const BUFFER: usize = 64 * 1024;
-/// The pause between a call's notifications and a response that follows them in one batch.
+/// The pause between flushing notifications and writing a response that follows them.
 const NOTIFICATION_GAP: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl Server {
