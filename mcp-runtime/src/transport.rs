@@ -1,4 +1,4 @@
-//! stdio: newline-delimited JSON-RPC in, one writer task out. The reader caps line length
+//! stdio: newline-delimited JSON-RPC in and out, in one loop. The reader caps line length
 //! without buffering an oversized line, runs each `tools/call` until it first waits and
 //! then in its own task (bounded by the in-flight cap: when it is reached, reading pauses),
 //! and on EOF gives in-flight calls their grace before it flushes and returns.
@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
@@ -30,66 +30,81 @@ impl Server {
     }
 
     /// Serves newline-delimited JSON-RPC on any byte streams until EOF on `input`.
+    ///
+    /// One loop reads lines and writes what the session queued, so an answer computed on
+    /// the reader's turn goes out without waking another task; writing never stops reading
+    /// (a client that does not read its output only grows the outgoing buffer).
     pub async fn serve<R, W>(self, input: R, output: W) -> Result<(), Error>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let options = self.shared.options.clone();
-        let (tx, rx) = mpsc::unbounded_channel();
-        let writer = tokio::spawn(write_loop(output, rx));
+        let (tx, mut rx) = mpsc::unbounded_channel();
         let session = Arc::new(Session::new(Arc::clone(&self.shared), Some(tx)));
         let slots = Arc::new(Semaphore::new(options.max_in_flight));
         let mut calls = JoinSet::new();
         let mut lines = LineReader::new(input, options.max_line_bytes);
+        let mut out = Outgoing::new(output);
+        // Set at EOF: until then in-flight calls may finish.
+        let mut grace_end: Option<tokio::time::Instant> = None;
 
         loop {
-            let line = match lines.next().await {
-                Ok(line) => line,
-                Err(e) => {
-                    tracing::error!(error = %e, "reading stdin failed; shutting down");
-                    break;
-                }
-            };
-            match line {
-                Line::Eof => break,
-                Line::TooLong => session.send(jsonrpc::failure(
-                    &Value::Null,
-                    -32600,
-                    &format!("Invalid request: line longer than {} bytes", options.max_line_bytes),
-                )),
-                Line::Blank => {}
-                Line::Data => {
-                    if let Next::Call { id, req, cancel } = session.handle(lines.current()) {
-                        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else { break };
-                        let mut call = Box::pin(Arc::clone(&session).run_call(id, req, cancel));
-                        // Run the call here until it first waits: most calls never do, and
-                        // are answered without a hand-off to another task. One that waits
-                        // continues in its own task, so it blocks nothing.
-                        if std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx))).await.is_pending()
-                        {
-                            calls.spawn(async move {
-                                let _slot = slot;
-                                call.await;
-                            });
+            if grace_end.is_some() && calls.is_empty() && rx.is_empty() && out.is_idle() {
+                break;
+            }
+            let gate = out.gate();
+            tokio::select! {
+                biased;
+                line = lines.next(), if grace_end.is_none() => match line {
+                    Ok(Line::Eof) => grace_end = Some(tokio::time::Instant::now() + options.eof_grace),
+                    Ok(Line::TooLong) => session.send(jsonrpc::failure(
+                        &Value::Null,
+                        -32600,
+                        &format!("Invalid request: line longer than {} bytes", options.max_line_bytes),
+                    )),
+                    Ok(Line::Blank) => {}
+                    Ok(Line::Data) => {
+                        if let Next::Call { id, req, cancel } = session.handle(lines.current()) {
+                            let Ok(slot) = Arc::clone(&slots).acquire_owned().await else { break };
+                            let mut call = Box::pin(Arc::clone(&session).run_call(id, req, cancel));
+                            // Run the call here until it first waits: most calls never do,
+                            // and are answered without a hand-off to another task. One that
+                            // waits continues in its own task, so it blocks nothing.
+                            let first = std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx)));
+                            if first.await.is_pending() {
+                                calls.spawn(async move {
+                                    let _slot = slot;
+                                    call.await;
+                                });
+                            }
                         }
                     }
+                    Err(e) => {
+                        tracing::error!(error = %e, "reading stdin failed; shutting down");
+                        grace_end = Some(tokio::time::Instant::now() + options.eof_grace);
+                    }
+                },
+                Some(line) = rx.recv() => {
+                    out.push(line);
+                    while let Ok(line) = rx.try_recv() {
+                        out.push(line);
+                    }
+                }
+                written = out.write(), if out.has_work() => written?,
+                () = tokio::time::sleep_until(gate.unwrap_or_else(tokio::time::Instant::now)), if gate.is_some() => {
+                    out.release();
+                }
+                Some(_) = calls.join_next(), if !calls.is_empty() => {}
+                () = tokio::time::sleep_until(grace_end.unwrap_or_else(tokio::time::Instant::now)),
+                    if grace_end.is_some() && !calls.is_empty() =>
+                {
+                    tracing::warn!(unfinished = calls.len(), grace = ?options.eof_grace, "EOF grace over; dropping unfinished calls");
+                    calls.shutdown().await;
                 }
             }
-            while calls.try_join_next().is_some() {}
         }
-
-        let drained =
-            tokio::time::timeout(options.eof_grace, async { while calls.join_next().await.is_some() {} }).await;
-        if drained.is_err() {
-            tracing::warn!(unfinished = calls.len(), grace = ?options.eof_grace, "EOF grace over; dropping unfinished calls");
-            calls.shutdown().await;
-        }
-        drop(session);
-        match writer.await {
-            Ok(result) => result.map_err(Error::Io),
-            Err(e) => Err(Error::Io(std::io::Error::other(e))),
-        }
+        Ok(())
     }
 }
 
@@ -146,43 +161,95 @@ fn stdio() -> std::io::Result<(Input, Output)> {
     Ok((Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout())))
 }
 
-/// Writes every queued line, flushing when the queue is drained, so a burst of responses
-/// costs one write. Notifications queued before a response are flushed on their own, and
-/// the response follows a moment later: the TypeScript SDK client handles notifications in
-/// a microtask but responses at once, so progress that arrives in the same read as its
+/// What is waiting to be written, in order. Writes are single `write` calls, so the loop
+/// can read between them.
+///
+/// Notifications followed by a response are written on their own, and the response (with
+/// what follows it) is held back a moment: the TypeScript SDK client handles notifications
+/// in a microtask but responses at once, so progress that arrives in the same read as its
 /// response is dropped as "unknown token". Calls that send nothing pay nothing.
-async fn write_loop<W: AsyncWrite + Unpin>(output: W, mut rx: mpsc::UnboundedReceiver<Vec<u8>>) -> std::io::Result<()> {
-    let mut out = BufWriter::with_capacity(BUFFER, output);
-    // When notifications were last flushed, while no response has followed them yet.
-    let mut notified_at: Option<std::time::Instant> = None;
-    while let Some(first) = rx.recv().await {
-        let mut notified = false;
-        let mut next = Some(first);
-        while let Some(line) = next {
-            let is_notification = line.starts_with(jsonrpc::NOTIFICATION_PREFIX);
-            if !is_notification {
-                if notified {
-                    out.flush().await?;
-                    notified_at = Some(std::time::Instant::now());
-                    notified = false;
-                }
-                if let Some(at) = notified_at.take() {
-                    let wait = NOTIFICATION_GAP.saturating_sub(at.elapsed());
-                    if !wait.is_zero() {
-                        tokio::time::sleep(wait).await;
-                    }
-                }
-            }
-            out.write_all(&line).await?;
-            notified |= is_notification;
-            next = rx.try_recv().ok();
-        }
-        out.flush().await?;
-        if notified {
-            notified_at = Some(std::time::Instant::now());
+struct Outgoing<W> {
+    sink: W,
+    pending: Vec<u8>,
+    written: usize,
+    needs_flush: bool,
+    /// `pending` holds a notification.
+    pending_notifies: bool,
+    /// When the last write carrying a notification finished.
+    notified_at: Option<tokio::time::Instant>,
+    /// Lines held back until the gap after notifications has passed.
+    held: std::collections::VecDeque<Vec<u8>>,
+}
+
+impl<W: AsyncWrite + Unpin> Outgoing<W> {
+    fn new(sink: W) -> Self {
+        Outgoing {
+            sink,
+            pending: Vec::with_capacity(BUFFER),
+            written: 0,
+            needs_flush: false,
+            pending_notifies: false,
+            notified_at: None,
+            held: std::collections::VecDeque::new(),
         }
     }
-    out.flush().await
+
+    fn push(&mut self, line: Vec<u8>) {
+        let notification = line.starts_with(jsonrpc::NOTIFICATION_PREFIX);
+        let after_notifications =
+            self.pending_notifies || self.notified_at.is_some_and(|at| at.elapsed() < NOTIFICATION_GAP);
+        if !self.held.is_empty() || (!notification && after_notifications) {
+            self.held.push_back(line);
+            return;
+        }
+        self.pending.extend_from_slice(&line);
+        self.pending_notifies |= notification;
+    }
+
+    fn has_work(&self) -> bool {
+        self.written < self.pending.len() || self.needs_flush
+    }
+
+    fn is_idle(&self) -> bool {
+        !self.has_work() && self.held.is_empty()
+    }
+
+    /// One write (or the flush after the last one).
+    async fn write(&mut self) -> std::io::Result<()> {
+        if self.written < self.pending.len() {
+            let n = self.sink.write(&self.pending[self.written..]).await?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            self.written += n;
+            if self.written == self.pending.len() {
+                self.pending.clear();
+                self.written = 0;
+                self.needs_flush = true;
+            }
+            return Ok(());
+        }
+        self.sink.flush().await?;
+        self.needs_flush = false;
+        if std::mem::take(&mut self.pending_notifies) {
+            self.notified_at = Some(tokio::time::Instant::now());
+        }
+        Ok(())
+    }
+
+    /// When held-back lines may go: once everything before them is out, the gap after the
+    /// last notifications has passed.
+    fn gate(&self) -> Option<tokio::time::Instant> {
+        (!self.held.is_empty() && !self.has_work())
+            .then(|| self.notified_at.map_or_else(tokio::time::Instant::now, |at| at + NOTIFICATION_GAP))
+    }
+
+    fn release(&mut self) {
+        self.notified_at = None;
+        for line in std::mem::take(&mut self.held) {
+            self.push(line);
+        }
+    }
 }
 
 enum Line {
@@ -192,15 +259,26 @@ enum Line {
     Eof,
 }
 
+/// Reads lines; `next` is cancel-safe (a line read halfway is kept for the next call).
 struct LineReader<R> {
     inner: BufReader<R>,
     buf: Vec<u8>,
     max: usize,
+    /// The line being read is over the limit: it is skipped to its newline.
+    too_long: bool,
+    /// `buf` holds a line already returned.
+    returned: bool,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
     fn new(input: R, max: usize) -> Self {
-        LineReader { inner: BufReader::with_capacity(BUFFER, input), buf: Vec::new(), max }
+        LineReader {
+            inner: BufReader::with_capacity(BUFFER, input),
+            buf: Vec::new(),
+            max,
+            too_long: false,
+            returned: false,
+        }
     }
 
     fn current(&self) -> &[u8] {
@@ -210,26 +288,31 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     /// The next line into `self.buf`. A line over the limit is skipped to its newline
     /// without being kept.
     async fn next(&mut self) -> std::io::Result<Line> {
-        self.buf.clear();
-        let mut too_long = false;
+        if std::mem::take(&mut self.returned) {
+            self.buf.clear();
+            self.too_long = false;
+        }
         loop {
+            // The only await: state changes below happen together, after it.
             let available = self.inner.fill_buf().await?;
             if available.is_empty() {
-                return Ok(if too_long {
+                let line = if self.too_long {
                     Line::TooLong
                 } else if self.buf.is_empty() {
-                    Line::Eof
+                    return Ok(Line::Eof);
                 } else {
                     self.classify()
-                });
+                };
+                self.returned = true;
+                return Ok(line);
             }
             let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
                 Some(i) => (&available[..i], Some(i + 1)),
                 None => (available, None),
             };
-            if !too_long {
+            if !self.too_long {
                 if self.buf.len() + chunk.len() > self.max {
-                    too_long = true;
+                    self.too_long = true;
                     self.buf = Vec::new();
                 } else {
                     self.buf.extend_from_slice(chunk);
@@ -238,7 +321,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             let used = done.unwrap_or(available.len());
             self.inner.consume(used);
             if done.is_some() {
-                return Ok(if too_long { Line::TooLong } else { self.classify() });
+                self.returned = true;
+                return Ok(if self.too_long { Line::TooLong } else { self.classify() });
             }
         }
     }
