@@ -61,7 +61,10 @@ pub(crate) fn suggestion<'a>(word: &str, candidates: impl IntoIterator<Item = &'
     did_you_mean(word, candidates).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default()
 }
 
-/// The text of `///` comments: one leading space cut from each line, lines joined, trimmed.
+/// The text of `///` comments, as a tool description: one leading space cut from each line,
+/// the lines of a paragraph joined by spaces (source wrapping is not meaning), paragraphs
+/// separated by a blank line; list items, indented lines and code fences keep their own
+/// lines.
 pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
     let lines: Vec<String> = attrs
         .iter()
@@ -75,13 +78,71 @@ pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
         })
         .map(|l| l.strip_prefix(' ').map(str::to_owned).unwrap_or(l))
         .collect();
-    let text = lines.join("\n").trim().to_owned();
+    let text = reflow(&lines);
     (!text.is_empty()).then_some(text)
+}
+
+fn reflow(lines: &[String]) -> String {
+    let mut out = String::new();
+    let mut in_fence = false;
+    let mut previous_joins = false;
+    for line in lines {
+        let trimmed = line.trim();
+        let fence = trimmed.starts_with("```");
+        let own_line = in_fence
+            || fence
+            || line.starts_with("    ")
+            || line.starts_with('\t')
+            || trimmed.starts_with("- ")
+            || trimmed.starts_with("* ")
+            || trimmed.starts_with('|')
+            || trimmed.starts_with('#')
+            || trimmed.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        if trimmed.is_empty() {
+            if !out.is_empty() && !out.ends_with("\n\n") {
+                out.push_str("\n\n");
+            }
+            previous_joins = false;
+        } else if previous_joins && !own_line {
+            out.push(' ');
+            out.push_str(trimmed);
+        } else {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(if in_fence || fence { line.as_str() } else { trimmed });
+            previous_joins = !own_line || trimmed.starts_with("- ") || trimmed.starts_with("* ");
+        }
+        if fence {
+            in_fence = !in_fence;
+            previous_joins = false;
+        }
+    }
+    out.trim().to_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descriptions_join_wrapped_lines_and_keep_structure() {
+        let lines = |text: &str| text.lines().map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(
+            reflow(&lines("Lists every note with its time of\nlast change.")),
+            "Lists every note with its time of last change."
+        );
+        assert_eq!(reflow(&lines("First paragraph\nwrapped.\n\nSecond.")), "First paragraph wrapped.\n\nSecond.");
+        assert_eq!(
+            reflow(&lines("Modes:\n- byId: one id,\n  continued\n- byName: a name\n1. first\n2. second")),
+            "Modes:\n- byId: one id, continued\n- byName: a name\n1. first\n2. second"
+        );
+        assert_eq!(
+            reflow(&lines("Example:\n```\nlet x = 1;\n    indented\n```\nAfter.")),
+            "Example:\n```\nlet x = 1;\n    indented\n```\nAfter."
+        );
+        assert_eq!(reflow(&lines("")), "");
+    }
 
     #[test]
     fn cases_and_distance() {
