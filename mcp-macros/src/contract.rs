@@ -53,30 +53,18 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemEnum) -> TokenStream {
     }
     let check = cx.check();
     let ident = &item.ident;
-    let table = entries.iter().map(|(_, reason, e)| crate::expand::entry_tokens(&krate, reason, e));
-    let arms = entries.iter().map(|(v, reason, _)| quote!(Self::#v => #reason));
+    let impls = crate::expand::contract_impls(
+        &krate,
+        &quote!(pub),
+        ident,
+        entries.iter().map(|(variant, reason, e)| (variant, reason, e)),
+    );
     let errors = check.err().map(|e| e.to_compile_error());
     quote! {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #item
 
-        impl #ident {
-            /// The reason string sent in `data.reason`.
-            pub const fn as_str(self) -> &'static str {
-                match self {
-                    #(#arms,)*
-                }
-            }
-        }
-
-        impl #krate::Contract for #ident {
-            const ENTRIES: &'static [#krate::ContractEntry] = &[#(#table,)*];
-
-            fn entry(self) -> &'static #krate::ContractEntry {
-                // Variants are declared in table order.
-                &Self::ENTRIES[self as usize]
-            }
-        }
+        #impls
 
         #errors
     }

@@ -109,21 +109,21 @@ fn reason_enum(tool: &Tool<'_>, with_table: bool) -> TokenStream {
         let doc = format!(" `{}`: {}", reason.value(), e.when.as_ref().map(LitStr::value).unwrap_or_default());
         quote!(#[doc = #doc] #variant)
     });
-    let as_str_arms = entries.iter().map(|(_, reason, variant)| quote!(Self::#variant => #reason));
-    let contract = if with_table {
-        let table = entries.iter().map(|(e, reason, _)| entry_tokens(&krate, reason, e));
+    let impls = if with_table {
+        let vis = quote!(#vis);
+        contract_impls(&krate, &vis, &enum_ident, entries.iter().map(|(e, reason, variant)| (variant, *reason, *e)))
+    } else {
+        let as_str_arms = entries.iter().map(|(_, reason, variant)| quote!(Self::#variant => #reason));
         quote! {
-            impl #krate::Contract for #enum_ident {
-                const ENTRIES: &'static [#krate::ContractEntry] = &[#(#table,)*];
-
-                fn entry(self) -> &'static #krate::ContractEntry {
-                    // Variants are declared in table order.
-                    &Self::ENTRIES[self as usize]
+            impl #enum_ident {
+                /// The reason string sent in `data.reason`.
+                #vis const fn as_str(self) -> &'static str {
+                    match self {
+                        #(#as_str_arms,)*
+                    }
                 }
             }
-        }
-    } else {
-        quote! {
+
             impl #krate::Contract for #enum_ident {
                 const ENTRIES: &'static [#krate::ContractEntry] = &[];
 
@@ -142,16 +142,38 @@ fn reason_enum(tool: &Tool<'_>, with_table: bool) -> TokenStream {
             #(#variants,)*
         }
 
-        impl #enum_ident {
+        #impls
+    }
+}
+
+/// `as_str` and the `Contract` impl with its static table, for a reason enum whose variants
+/// are declared in table order (a tool's generated enum, or a `#[contract]` enum).
+pub(crate) fn contract_impls<'e>(
+    krate: &TokenStream,
+    vis: &TokenStream,
+    ident: &Ident,
+    entries: impl Iterator<Item = (&'e Ident, &'e LitStr, &'e ErrorsAttr)> + Clone,
+) -> TokenStream {
+    let arms = entries.clone().map(|(variant, reason, _)| quote!(Self::#variant => #reason));
+    let table = entries.map(|(_, reason, e)| entry_tokens(krate, reason, e));
+    quote! {
+        impl #ident {
             /// The reason string sent in `data.reason`.
             #vis const fn as_str(self) -> &'static str {
                 match self {
-                    #(#as_str_arms,)*
+                    #(#arms,)*
                 }
             }
         }
 
-        #contract
+        impl #krate::Contract for #ident {
+            const ENTRIES: &'static [#krate::ContractEntry] = &[#(#table,)*];
+
+            fn entry(self) -> &'static #krate::ContractEntry {
+                // Variants are declared in table order.
+                &Self::ENTRIES[self as usize]
+            }
+        }
     }
 }
 

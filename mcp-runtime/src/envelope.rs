@@ -36,7 +36,7 @@ pub(crate) fn fail(
 }
 
 fn log(tool: &str, error: &ToolError, request_id: RequestId, entry: Option<&ContractEntry>, origin: Origin) {
-    let chain = source_chain(error);
+    let chain = SourceChain(error);
     let code = error.code().as_i32();
     let reason = error.reason_str().unwrap_or("");
     macro_rules! record {
@@ -52,17 +52,23 @@ fn log(tool: &str, error: &ToolError, request_id: RequestId, entry: Option<&Cont
     }
 }
 
-fn source_chain(error: &ToolError) -> String {
-    let mut out = String::new();
-    let mut cur = std::error::Error::source(error);
-    while let Some(e) = cur {
-        if !out.is_empty() {
-            out.push_str(" <- ");
+/// The failure's `source()` chain, `a <- b <- c`, formatted only if a subscriber records it.
+struct SourceChain<'a>(&'a ToolError);
+
+impl std::fmt::Display for SourceChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut cur = std::error::Error::source(self.0);
+        let mut first = true;
+        while let Some(e) = cur {
+            if !first {
+                f.write_str(" <- ")?;
+            }
+            write!(f, "{e}")?;
+            first = false;
+            cur = e.source();
         }
-        let _ = write!(out, "{e}");
-        cur = e.source();
+        Ok(())
     }
-    out
 }
 
 /// The envelope. Text blocks, joined by a blank line: `Error: <message>`; `Recovery: <hint>`
