@@ -320,7 +320,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
             /// none; a `Serialize + JsonSchema` type has its schema.
             fn __mcp_output_schema(g: &mut #krate::schemars::SchemaGenerator) -> ::core::option::Option<#krate::schemars::Schema> {
                 #[allow(unused_imports)]
-                use #p::{ContentKind as _, StructuredKind as _};
+                use #p::{ContentKind as _, StructuredKind as _, UnsupportedKind as _};
                 #output_schema
             }
 
@@ -329,7 +329,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
             fn __mcp_call(__mcp_call: #p::Call) -> #p::BoxFuture<'static, ::core::result::Result<#p::Output, #krate::ToolError>> {
                 ::std::boxed::Box::pin(async move {
                     #[allow(unused_imports)]
-                    use #p::{ContentKind as _, StructuredKind as _};
+                    use #p::{ContentKind as _, StructuredKind as _, UnsupportedKind as _};
                     let (#ctx_binding, #args_pattern) = #parts_call?;
                     let __mcp_out = #name::handler(#(#call_args),*) #await_;
                     #unwrap_result

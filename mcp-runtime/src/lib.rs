@@ -46,7 +46,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::context::CallInfo;
-    pub use crate::output::{ContentKind, IntoStructured, Kind, Output, StructuredKind};
+    pub use crate::output::{ContentKind, IntoStructured, Kind, Output, StructuredKind, ToolOutput, Unsupported, UnsupportedKind};
     pub use crate::server::{BoxFuture, Call, FromCall, InputSpec, NoArgs, ToolDef, ToolSpec};
     pub use serde;
     pub use serde_json::Value;

@@ -4,6 +4,9 @@
 //! `(&&Kind::<T>::new()).finish(value)` resolves to [`ContentKind`] when `T` is text or
 //! content blocks (it is implemented for `&Kind<T>`, one reference closer), and to
 //! [`StructuredKind`] when `T: Serialize + JsonSchema`. A `String` is both; content wins.
+//! Any other `T` falls through `Kind`'s `Deref` to [`UnsupportedKind`], whose methods ask
+//! for [`ToolOutput`], a trait no type implements: the compiler then says, at the return
+//! type, what a tool may return.
 
 use std::marker::PhantomData;
 
@@ -101,13 +104,21 @@ impl<T: Serialize + JsonSchema> IntoStructured for Structured<T> {
 }
 
 /// A zero-sized probe for the return type `T`.
-pub struct Kind<T>(PhantomData<fn() -> T>);
+pub struct Kind<T>(Unsupported<T>);
 
 impl<T> Kind<T> {
     /// The probe.
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
-        Kind(PhantomData)
+        Kind(Unsupported(PhantomData))
+    }
+}
+
+impl<T> std::ops::Deref for Kind<T> {
+    type Target = Unsupported<T>;
+
+    fn deref(&self) -> &Unsupported<T> {
+        &self.0
     }
 }
 
@@ -152,5 +163,42 @@ impl<T: IntoStructured> StructuredKind for Kind<T> {
 
     fn finish(&self, value: T) -> Result<Output, ToolError> {
         value.into_output()
+    }
+}
+
+/// The probe's last stop: a return type that is neither content nor structured.
+pub struct Unsupported<T>(PhantomData<fn() -> T>);
+
+/// What a tool may return. No type implements it: it is asked for only when the return
+/// type is neither content nor `Serialize + JsonSchema`, to carry the message below.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned by a tool",
+    label = "neither content nor `Serialize + JsonSchema`",
+    note = "a tool returns text (`String`, `&'static str`), content blocks (`Content`, `Vec<Content>`, `CallToolResult`), or a value whose type derives both `serde::Serialize` and `schemars::JsonSchema` (sent as `structuredContent`); any of these may be wrapped in `Result<_, E>`"
+)]
+pub trait ToolOutput {}
+
+/// Return types that are neither: the methods exist so that the calls resolve, and
+/// `output_schema` requires [`ToolOutput`]. (`#[tool]` always emits both calls; one error is
+/// enough.)
+pub trait UnsupportedKind<T> {
+    /// Never called.
+    fn output_schema(&self, generator: &mut SchemaGenerator) -> Option<Schema>
+    where
+        T: ToolOutput;
+    /// Never called.
+    fn finish(&self, value: T) -> Result<Output, ToolError>;
+}
+
+impl<T> UnsupportedKind<T> for Unsupported<T> {
+    fn output_schema(&self, _: &mut SchemaGenerator) -> Option<Schema>
+    where
+        T: ToolOutput,
+    {
+        unreachable!("no type implements ToolOutput")
+    }
+
+    fn finish(&self, _: T) -> Result<Output, ToolError> {
+        unreachable!("no type implements ToolOutput")
     }
 }

@@ -482,7 +482,9 @@ const _: () = {
         g: &mut ::mcp_runtime::schemars::SchemaGenerator,
     ) -> ::core::option::Option<::mcp_runtime::schemars::Schema> {
         #[allow(unused_imports)]
-        use ::mcp_runtime::__private::{ContentKind as _, StructuredKind as _};
+        use ::mcp_runtime::__private::{
+            ContentKind as _, StructuredKind as _, UnsupportedKind as _,
+        };
         (&&::mcp_runtime::__private::Kind::<Hits>::new()).output_schema(g)
     }
     /// One call: arguments (already validated against the input schema) are
@@ -498,7 +500,9 @@ const _: () = {
     > {
         ::std::boxed::Box::pin(async move {
             #[allow(unused_imports)]
-            use ::mcp_runtime::__private::{ContentKind as _, StructuredKind as _};
+            use ::mcp_runtime::__private::{
+                ContentKind as _, StructuredKind as _, UnsupportedKind as _,
+            };
             let (__mcp_ctx, __mcp_input) = __mcp_call.parts::<Ctx, Query>()?;
             let __mcp_out = search_docs::handler(&__mcp_ctx, __mcp_input).await;
             (&&::mcp_runtime::__private::Kind::<Hits>::new()).finish(__mcp_out)

@@ -443,7 +443,9 @@ const _: () = {
         g: &mut ::mcp_runtime::schemars::SchemaGenerator,
     ) -> ::core::option::Option<::mcp_runtime::schemars::Schema> {
         #[allow(unused_imports)]
-        use ::mcp_runtime::__private::{ContentKind as _, StructuredKind as _};
+        use ::mcp_runtime::__private::{
+            ContentKind as _, StructuredKind as _, UnsupportedKind as _,
+        };
         (&&::mcp_runtime::__private::Kind::<String>::new()).output_schema(g)
     }
     /// One call: arguments (already validated against the input schema) are
@@ -459,7 +461,9 @@ const _: () = {
     > {
         ::std::boxed::Box::pin(async move {
             #[allow(unused_imports)]
-            use ::mcp_runtime::__private::{ContentKind as _, StructuredKind as _};
+            use ::mcp_runtime::__private::{
+                ContentKind as _, StructuredKind as _, UnsupportedKind as _,
+            };
             let (_, __McpArgs { a, b }) = __mcp_call
                 .parts::<::mcp_runtime::Ctx, __McpArgs>()?;
             let __mcp_out = add::handler(a, b);

@@ -430,7 +430,9 @@ const _: () = {
         g: &mut ::mcp_runtime::schemars::SchemaGenerator,
     ) -> ::core::option::Option<::mcp_runtime::schemars::Schema> {
         #[allow(unused_imports)]
-        use ::mcp_runtime::__private::{ContentKind as _, StructuredKind as _};
+        use ::mcp_runtime::__private::{
+            ContentKind as _, StructuredKind as _, UnsupportedKind as _,
+        };
         (&&::mcp_runtime::__private::Kind::<String>::new()).output_schema(g)
     }
     /// One call: arguments (already validated against the input schema) are
@@ -446,7 +448,9 @@ const _: () = {
     > {
         ::std::boxed::Box::pin(async move {
             #[allow(unused_imports)]
-            use ::mcp_runtime::__private::{ContentKind as _, StructuredKind as _};
+            use ::mcp_runtime::__private::{
+                ContentKind as _, StructuredKind as _, UnsupportedKind as _,
+            };
             let (__mcp_ctx, __McpArgs { id }) = __mcp_call
                 .parts::<Ctx<FetchItemError>, __McpArgs>()?;
             let __mcp_out = fetch_item::handler(&__mcp_ctx, id).await;
