@@ -202,7 +202,7 @@ async fn list_notes(ctx: &Ctx) -> Result<NoteList, ToolError> {
 }
 
 /// The failures of the tools that take the name of an existing note (`read_note`,
-/// `delete_note`): one contract, declared once, shared with `#[tool(contract = NoteError)]`.
+/// `delete_note`): one contract, declared once; a tool that takes `&Ctx<NoteError>` has it.
 #[contract]
 enum NoteError {
     /// `no_such_note`: the name is valid, but no note has it.
@@ -226,7 +226,7 @@ enum NoteError {
 }
 
 /// Returns the full text of one note.
-#[tool(contract = NoteError, annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
+#[tool(annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
 async fn read_note(
     ctx: &Ctx<NoteError>,
     /// The note's name, exactly as `list_notes` shows it (no `.md` extension).
@@ -344,10 +344,7 @@ async fn write_note(
 }
 
 /// Deletes one note. This cannot be undone.
-#[tool(
-    contract = NoteError,
-    annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
-)]
+#[tool(annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false))]
 async fn delete_note(
     ctx: &Ctx<NoteError>,
     /// The note's name, exactly as `list_notes` shows it (no `.md` extension).

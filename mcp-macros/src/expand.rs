@@ -189,6 +189,8 @@ struct Inputs {
     parts_call: TokenStream,
     /// The handler's arguments, in the fn's parameter order.
     call_args: Vec<TokenStream>,
+    /// The context parameter's type (`Ctx<R>` for `&Ctx<R>`) and its span, if there is one.
+    ctx: Option<(TokenStream, Span)>,
 }
 
 fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
@@ -258,7 +260,8 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
     };
     let parts_span = ctx.or(input).map_or_else(Span::call_site, |(_, span)| span);
     let parts_call = quote_spanned!(parts_span=> __mcp_call.parts::<#ctx_ty, #args_ty>());
-    Inputs { args_struct, input_spec, ctx_binding, args_pattern, parts_call, call_args }
+    let ctx = ctx.map(|(ty, span)| (quote!(#ty), span));
+    Inputs { args_struct, input_spec, ctx_binding, args_pattern, parts_call, call_args, ctx }
 }
 
 fn private_items(tool: &Tool<'_>) -> TokenStream {
@@ -266,7 +269,8 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     let p = quote!(#krate::__private);
     let name = &tool.original.sig.ident;
     let wire_name = tool_name(tool);
-    let Inputs { args_struct, input_spec, ctx_binding, args_pattern, parts_call, call_args } = inputs(tool, &krate);
+    let Inputs { args_struct, input_spec, ctx_binding, args_pattern, parts_call, call_args, ctx } =
+        inputs(tool, &krate);
 
     let await_ = tool.original.sig.asyncness.map(|_| quote!(.await));
     let ok = &tool.ret.ok;
@@ -288,19 +292,41 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     let finish = quote_spanned!(ret_span=> (&&#p::Kind::<#ok>::new()).finish(__mcp_out));
 
     let metadata = metadata(tool, &krate);
-    let contract = if let Some(path) = &tool.attr.contract {
-        quote!(<#path as #krate::Contract>::ENTRIES)
-    } else if tool.errors.is_empty() {
-        quote!(&[])
-    } else {
+    // The contract table: the tool's own `#[errors]`, else `contract = X`, else the one its
+    // context names (`&Ctx<X>`). With both `contract = X` and a context, they must agree.
+    let mut contract_check = TokenStream::new();
+    let contract = if !tool.errors.is_empty() {
         let e = reason_enum_ident(tool);
         quote!(<#e as #krate::Contract>::ENTRIES)
+    } else if let Some(path) = &tool.attr.contract {
+        if let Some((ty, _)) = &ctx {
+            // Spanned at the path: a context of another contract is an error there.
+            let check =
+                quote_spanned!(syn::spanned::Spanned::span(path)=> (&&#p::ContractOf::<#ty>::new()).check::<#path>());
+            contract_check = quote! {
+                const _: fn() = || {
+                    #[allow(unused_imports)]
+                    use #p::{ContextContract as _, NotAContext as _};
+                    #check;
+                };
+            };
+        }
+        quote!(<#path as #krate::Contract>::ENTRIES)
+    } else if let Some((ty, _)) = &ctx {
+        quote!({
+            #[allow(unused_imports)]
+            use #p::{ContextContract as _, NotAContext as _};
+            (&&#p::ContractOf::<#ty>::new()).entries()
+        })
+    } else {
+        quote!(&[])
     };
     let allow_unknown = tool.attr.allow_unknown_args;
 
     quote! {
         const _: () = {
             #args_struct
+            #contract_check
 
             impl #p::ToolDef for #name {
                 fn spec() -> #p::ToolSpec {

@@ -99,6 +99,8 @@ pub struct Ctx<R = NoReasons> {
 }
 
 impl<R: Contract> FromCall for Ctx<R> {
+    type Contract = R;
+
     fn from_call(info: CallInfo) -> Self {
         Ctx { info, _contract: PhantomData }
     }

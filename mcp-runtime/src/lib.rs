@@ -46,8 +46,12 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::context::CallInfo;
-    pub use crate::output::{ContentKind, IntoStructured, Kind, Output, StructuredKind, ToolOutput, Unsupported, UnsupportedKind};
-    pub use crate::server::{BoxFuture, Call, FromCall, InputSpec, NoArgs, ToolDef, ToolSpec};
+    pub use crate::output::{
+        ContentKind, IntoStructured, Kind, Output, StructuredKind, ToolOutput, Unsupported, UnsupportedKind,
+    };
+    pub use crate::server::{
+        BoxFuture, Call, ContextContract, ContractOf, FromCall, InputSpec, NoArgs, NotAContext, ToolDef, ToolSpec,
+    };
     pub use serde;
     pub use serde_json::Value;
 }

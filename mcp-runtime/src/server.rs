@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_core::{ContractEntry, Icon, ToolAnnotations, ToolError};
+use mcp_core::{Contract, ContractEntry, Icon, ToolAnnotations, ToolError};
 use schemars::{Schema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
@@ -75,9 +75,57 @@ pub struct Call {
     note = "take arguments by value (`query: String`); take the context as `ctx: &Ctx` or `ctx: &Ctx<MyToolError>`"
 )]
 pub trait FromCall: Sized {
+    /// The failure modes the parameter can raise (`R` of `Ctx<R>`): the tool's contract table
+    /// when the tool declares none of its own.
+    type Contract: Contract;
     /// Builds the parameter from the call's context.
     fn from_call(info: CallInfo) -> Self;
 }
+
+/// A probe for the contract a context parameter's type `C` names (`R` of `Ctx<R>`): the
+/// contract table of a tool without `#[errors]` or `contract = ...`.
+///
+/// `(&&ContractOf::<C>::new()).entries()` resolves to [`ContextContract`] when `C` is a
+/// context, and to [`NotAContext`] (an empty table) otherwise: a by-reference parameter that
+/// is not a context is already an error at its type, and the probe adds none.
+pub struct ContractOf<C>(std::marker::PhantomData<fn() -> C>);
+
+impl<C> ContractOf<C> {
+    /// The probe.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        ContractOf(std::marker::PhantomData)
+    }
+}
+
+/// `C` is a context.
+pub trait ContextContract<C: FromCall> {
+    /// The contract's table.
+    fn entries(&self) -> &'static [ContractEntry] {
+        <C::Contract as Contract>::ENTRIES
+    }
+    /// Compiles only when `A` is the context's contract (`#[tool(contract = A)]` with
+    /// `&Ctx<A>`).
+    fn check<A>(&self)
+    where
+        C: FromCall<Contract = A>,
+    {
+    }
+}
+
+impl<C: FromCall> ContextContract<C> for &ContractOf<C> {}
+
+/// `C` is not a context.
+pub trait NotAContext {
+    /// Empty.
+    fn entries(&self) -> &'static [ContractEntry] {
+        &[]
+    }
+    /// Nothing to check.
+    fn check<A>(&self) {}
+}
+
+impl<C> NotAContext for ContractOf<C> {}
 
 impl Call {
     /// Splits the call into the context parameter and the deserialized arguments. Arguments

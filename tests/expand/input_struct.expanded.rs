@@ -471,7 +471,13 @@ const _: () = {
                 ),
                 allow_unknown_args: false,
                 output_schema: __mcp_output_schema,
-                contract: &[],
+                contract: {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::__private::{
+                        ContextContract as _, NotAContext as _,
+                    };
+                    (&&::mcp_runtime::__private::ContractOf::<Ctx>::new()).entries()
+                },
                 call: __mcp_call,
             }
         }

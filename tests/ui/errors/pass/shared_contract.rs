@@ -24,8 +24,8 @@ fn fetch_item(ctx: &Ctx<ItemError>, id: String) -> Result<String, ToolError> {
     if id.is_empty() { Err(ctx.fail(ItemError::NoSuchItem)) } else { Ok(id) }
 }
 
-/// Deletes one item.
-#[tool(contract = ItemError)]
+/// Deletes one item. Its context names the contract, so `contract = ItemError` is implied.
+#[tool]
 fn delete_item(ctx: &Ctx<ItemError>, id: String) -> Result<String, ToolError> {
     if id.is_empty() { Err(ctx.fail(ItemError::Locked)) } else { Ok(id) }
 }
