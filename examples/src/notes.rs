@@ -114,14 +114,9 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Every tool reads the directory from the server's state.
-fn notes_dir<R>(ctx: &Ctx<R>) -> Result<&NotesDir, ToolError> {
-    ctx.state::<NotesDir>().ok_or_else(|| ToolError::configuration("The notes directory is not configured."))
-}
-
 /// The file of a note that `read_note` or `delete_note` names, or `invalid_name`.
 fn note_path(ctx: &Ctx<NoteError>, name: &str) -> Result<std::path::PathBuf, ToolError> {
-    notes_dir(ctx)?
+    ctx.state::<NotesDir>()?
         .note_path(name)
         .map_err(|why| ctx.fail(NoteError::InvalidName).message(format!("Invalid note name: {why}.")))
 }
@@ -184,7 +179,7 @@ struct NoteInfo {
 /// last change. Call it first to learn the names the other tools take.
 #[tool(annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
 async fn list_notes(ctx: &Ctx) -> Result<NoteList, ToolError> {
-    let dir = notes_dir(ctx)?;
+    let dir = ctx.state::<NotesDir>()?;
     let mut notes = Vec::new();
     for name in dir.names().await? {
         let Some(bytes) = dir.read_listed(&name).await? else { continue };
@@ -239,7 +234,7 @@ async fn read_note(
             let err = ctx.fail(NoteError::NoSuchNote).message(format!("There is no note named {name:?}."));
             // A hint set at the throw site replaces the declared one: extend it with the
             // likely intended name.
-            let names = notes_dir(ctx)?.names().await?;
+            let names = ctx.state::<NotesDir>()?.names().await?;
             Err(match closest(&name, &names) {
                 Some(near) => err.hint(format!(
                     "{} The closest existing name is {near:?}.",
@@ -300,7 +295,7 @@ async fn write_note(
 ) -> Result<Written, ToolError> {
     static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-    let dir = notes_dir(ctx)?;
+    let dir = ctx.state::<NotesDir>()?;
     let path = dir
         .note_path(&name)
         .map_err(|why| ctx.fail(WriteNoteError::InvalidName).message(format!("Invalid note name: {why}.")))?;
@@ -396,7 +391,7 @@ async fn search_notes(
     #[schemars(range(min = 1, max = 100))]
     limit: Option<u32>,
 ) -> Result<SearchResults, ToolError> {
-    let dir = notes_dir(ctx)?;
+    let dir = ctx.state::<NotesDir>()?;
     let limit = usize::try_from(limit.unwrap_or(DEFAULT_LIMIT)).unwrap_or(usize::MAX);
     let needle = query.to_lowercase();
     let names = dir.names().await?;

@@ -98,6 +98,11 @@ pub struct Ctx<R = NoReasons> {
     _contract: PhantomData<fn() -> R>,
 }
 
+/// The log's account of a [`Ctx::state`] failure (a `source`: logged, never sent).
+#[derive(Debug, thiserror::Error)]
+#[error("no `{0}` was registered: add `.state(value)` to `Server::builder(..)`")]
+struct MissingState(&'static str);
+
 impl<R: Contract> FromCall for Ctx<R> {
     type Contract = R;
 
@@ -148,9 +153,28 @@ impl<R> Ctx<R> {
         self.info.session.client_capabilities()
     }
 
-    /// Shared state registered with `Server::builder(..).state(value)`.
-    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.info.session.state::<T>()
+    /// Shared state registered with `Server::builder(..).state(value)`, ready for `?`:
+    ///
+    /// ```
+    /// # use mcp_runtime::prelude::*;
+    /// struct Db { url: String }
+    ///
+    /// /// Where the data lives.
+    /// #[tool]
+    /// fn database_url(ctx: &Ctx) -> Result<String, ToolError> {
+    ///     Ok(ctx.state::<Db>()?.url.clone())
+    /// }
+    /// ```
+    ///
+    /// A type that was never registered is the server's mistake, not the caller's: the call
+    /// fails with `ConfigurationError` (-32008), not retryable, and the log names the type.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
+        self.info.session.state::<T>().ok_or_else(|| {
+            ToolError::configuration("The server is misconfigured: this tool cannot run.")
+                .retryable(false)
+                .hint("Do not retry; report the request id to the server operator.")
+                .with_source(MissingState(std::any::type_name::<T>()))
+        })
     }
 
     /// `true` once the client cancelled this call. Cheap: one atomic load.

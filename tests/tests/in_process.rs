@@ -143,3 +143,29 @@ async fn a_disabled_duplicate_is_still_a_duplicate() {
     let server = Server::builder("ok", "1.0.0").tool(other).tool(first).build().expect("build");
     assert_eq!(local(&server, "same", json!({})).await, json!({"content": [{"type": "text", "text": "first"}]}));
 }
+
+/// The greeting the server was built with.
+struct Greeting(&'static str);
+
+/// Greets someone with the server's greeting.
+#[tool]
+fn greet(ctx: &Ctx, name: String) -> Result<String, ToolError> {
+    Ok(format!("{}, {name}.", ctx.state::<Greeting>()?.0))
+}
+
+#[tokio::test]
+async fn state_is_read_with_a_question_mark_and_missing_state_is_a_configuration_error() {
+    let with_state = RuntimeServer::builder("s", "1").tool(greet).state(Greeting("Hello")).build().expect("builds");
+    assert_eq!(with_state.call("greet", json!({"name": "Ada"})).await.first_text(), Some("Hello, Ada."));
+
+    let without = RuntimeServer::builder("s", "1").tool(greet).build().expect("builds");
+    let result = local(&without, "greet", json!({"name": "Ada"})).await;
+    assert_eq!(result["isError"], true);
+    let error = &result["structuredContent"]["error"];
+    assert_eq!(error["code"], -32008);
+    assert_eq!(error["message"], "The server is misconfigured: this tool cannot run.");
+    assert_eq!(error["data"]["retryable"], false);
+    assert_eq!(error["data"]["recovery"]["hint"], "Do not retry; report the request id to the server operator.");
+    // The missing type is the operator's business: it goes to the log, not to the caller.
+    assert!(!result.to_string().contains("Greeting"), "{result}");
+}
