@@ -557,45 +557,75 @@ fn object_output(mut schema: Value) -> (Value, bool) {
     (wrapped, true)
 }
 
-fn descriptor(tool: &Registered) -> Value {
+/// A tool as `tools/list` describes it, serialized straight from the registry.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Descriptor<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    description: &'a str,
+    input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_schema: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotations: Option<&'a ToolAnnotations>,
+    #[serde(skip_serializing_if = "<[Icon]>::is_empty")]
+    icons: &'a [Icon],
+    #[serde(rename = "_meta", skip_serializing_if = "Meta::is_empty")]
+    meta: Meta<'a>,
+}
+
+/// `_meta` entries, in declaration order.
+struct Meta<'a>(&'a [(&'static str, Value)]);
+
+impl Meta<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl serde::Serialize for Meta<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+fn descriptor(tool: &Registered) -> Descriptor<'_> {
     let spec = &tool.spec;
-    let mut d = Map::new();
-    d.insert("name".into(), Value::from(spec.name));
-    if let Some(title) = spec.title {
-        d.insert("title".into(), Value::from(title));
+    Descriptor {
+        name: spec.name,
+        title: spec.title,
+        description: spec.description,
+        input_schema: &tool.input_schema,
+        output_schema: tool.descriptor_output.as_ref(),
+        annotations: spec.annotations.as_ref(),
+        icons: &spec.icons,
+        meta: Meta(&spec.meta),
     }
-    d.insert("description".into(), Value::from(spec.description));
-    d.insert("inputSchema".into(), tool.input_schema.clone());
-    if let Some(out) = &tool.descriptor_output {
-        d.insert("outputSchema".into(), out.clone());
-    }
-    if let Some(a) = &spec.annotations {
-        d.insert("annotations".into(), serde_json::to_value(a).unwrap_or(Value::Null));
-    }
-    if !spec.icons.is_empty() {
-        d.insert("icons".into(), serde_json::to_value(&spec.icons).unwrap_or(Value::Null));
-    }
-    if !spec.meta.is_empty() {
-        let meta: Map<String, Value> = spec.meta.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
-        d.insert("_meta".into(), Value::Object(meta));
-    }
-    Value::Object(d)
+}
+
+/// One `tools/list` result.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListPage<'a> {
+    tools: &'a [Descriptor<'a>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
 }
 
 fn list_pages(tools: &[Registered], page_size: Option<usize>) -> Vec<Box<serde_json::value::RawValue>> {
-    let listed: Vec<Value> = tools.iter().filter(|t| t.disabled.is_none()).map(descriptor).collect();
+    let listed: Vec<Descriptor<'_>> = tools.iter().filter(|t| t.disabled.is_none()).map(descriptor).collect();
     let size = page_size.unwrap_or(usize::MAX).min(listed.len().max(1));
-    let chunks: Vec<&[Value]> = if listed.is_empty() { vec![&[][..]] } else { listed.chunks(size).collect() };
+    let chunks: Vec<&[Descriptor<'_>]> = if listed.is_empty() { vec![&[][..]] } else { listed.chunks(size).collect() };
     let count = chunks.len();
     chunks
         .into_iter()
         .enumerate()
-        .map(|(i, page)| {
-            let mut result = json!({"tools": page});
-            if i + 1 < count {
-                result["nextCursor"] = Value::from(crate::session::cursor_for(i + 1));
-            }
-            serde_json::value::to_raw_value(&result).unwrap_or_else(|_| unreachable!("JSON values serialize"))
+        .map(|(i, tools)| {
+            let next_cursor = (i + 1 < count).then(|| crate::session::cursor_for(i + 1));
+            serde_json::value::to_raw_value(&ListPage { tools, next_cursor })
+                .unwrap_or_else(|_| unreachable!("descriptors serialize: string keys, JSON values"))
         })
         .collect()
 }
@@ -603,6 +633,8 @@ fn list_pages(tools: &[Registered], page_size: Option<usize>) -> Vec<Box<serde_j
 impl Server {
     /// The descriptors `tools/list` sends (all pages), for inspection and tests.
     pub fn tool_descriptors(&self) -> Vec<Value> {
+        let descriptor =
+            |tool| serde_json::to_value(descriptor(tool)).unwrap_or_else(|_| unreachable!("descriptors serialize"));
         self.shared.tools.iter().filter(|t| t.disabled.is_none()).map(descriptor).collect()
     }
 }

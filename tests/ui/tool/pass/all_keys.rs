@@ -51,4 +51,14 @@ fn main() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let result = rt.block_on(server.call("docs.search-v2", serde_json::json!({"query": "q", "extra": 1})));
     assert_eq!(result.first_text(), Some("q"));
+
+    // The descriptor `tools/list` sends: keys in the protocol's order, empty ones left out.
+    let listed = &server.tool_descriptors()[0];
+    let keys: Vec<&str> = listed.as_object().expect("an object").keys().map(String::as_str).collect();
+    assert_eq!(keys, ["name", "title", "description", "inputSchema", "annotations", "icons", "_meta"]);
+    assert_eq!(
+        listed["icons"],
+        serde_json::json!([{"src": "https://example.com/search.png", "mimeType": "image/png", "sizes": ["48x48", "96x96"], "theme": "light"}])
+    );
+    assert_eq!(listed["_meta"].to_string(), r#"{"com.example/owner":"docs","retries":3,"beta":true}"#);
 }
