@@ -348,8 +348,9 @@ impl ServerBuilder {
         self
     }
 
-    /// The most calls run at once (default 4096). Further requests wait: the server stops
-    /// reading until a call finishes.
+    /// The most calls run at once (default 4096). Further calls wait in a queue, in order,
+    /// while the server goes on reading (so cancellations still arrive) until the queued
+    /// calls' lines add up to the line cap; then it stops reading until a call finishes.
     pub fn max_in_flight(mut self, calls: usize) -> Self {
         self.options.max_in_flight = calls.max(1);
         self

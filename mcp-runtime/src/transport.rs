@@ -1,7 +1,12 @@
 //! stdio: newline-delimited JSON-RPC in and out, in one loop. The reader caps line length
 //! without buffering an oversized line, runs each `tools/call` until it first waits and
-//! then in its own task (bounded by the in-flight cap: when it is reached, reading pauses),
-//! and on EOF gives in-flight calls their grace before it flushes and returns.
+//! then in its own task, and on EOF gives in-flight calls their grace before it flushes and
+//! returns.
+//!
+//! Memory stays bounded whatever the client does. Reading pauses while 64 KiB of answers
+//! wait to be written (a client that does not read its output is not answered faster than
+//! it reads). Calls beyond the in-flight cap wait in a queue, and reading goes on (so a
+//! cancellation still arrives) until the queued calls' lines add up to the line cap.
 
 use std::sync::Arc;
 
@@ -32,8 +37,7 @@ impl Server {
     /// Serves newline-delimited JSON-RPC on any byte streams until EOF on `input`.
     ///
     /// One loop reads lines and writes what the session queued, so an answer computed on
-    /// the reader's turn goes out without waking another task; writing never stops reading
-    /// (a client that does not read its output only grows the outgoing buffer).
+    /// the reader's turn goes out without waking another task.
     pub async fn serve<R, W>(self, input: R, output: W) -> Result<(), Error>
     where
         R: AsyncRead + Unpin,
@@ -46,17 +50,20 @@ impl Server {
         let mut calls = JoinSet::new();
         let mut lines = LineReader::new(input, options.max_line_bytes);
         let mut out = Outgoing::new(output);
+        // Calls read while every slot was taken, with the bytes of their lines.
+        let mut queued = Queue::default();
         // Set at EOF: until then in-flight calls may finish.
         let mut grace_end: Option<tokio::time::Instant> = None;
 
         loop {
-            if grace_end.is_some() && calls.is_empty() && rx.is_empty() && out.is_idle() {
+            if grace_end.is_some() && calls.is_empty() && queued.is_empty() && rx.is_empty() && out.is_idle() {
                 break;
             }
             let gate = out.gate();
+            let read = grace_end.is_none() && out.backlog() < BUFFER && queued.bytes < options.max_line_bytes;
             tokio::select! {
                 biased;
-                line = lines.next(), if grace_end.is_none() => match line {
+                line = lines.next(), if read => match line {
                     Ok(Line::Eof) => grace_end = Some(tokio::time::Instant::now() + options.eof_grace),
                     Ok(Line::TooLong) => session.send(jsonrpc::failure(
                         &Value::Null,
@@ -66,17 +73,10 @@ impl Server {
                     Ok(Line::Blank) => {}
                     Ok(Line::Data) => {
                         if let Next::Call { id, req, cancel } = session.handle(lines.current()) {
-                            let Ok(slot) = Arc::clone(&slots).acquire_owned().await else { break };
-                            let mut call = Box::pin(Arc::clone(&session).run_call(id, req, cancel));
-                            // Run the call here until it first waits: most calls never do,
-                            // and are answered without a hand-off to another task. One that
-                            // waits continues in its own task, so it blocks nothing.
-                            let first = std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx)));
-                            if first.await.is_pending() {
-                                calls.spawn(async move {
-                                    let _slot = slot;
-                                    call.await;
-                                });
+                            let call = Box::pin(Arc::clone(&session).run_call(id, req, cancel));
+                            match Arc::clone(&slots).try_acquire_owned() {
+                                Ok(slot) if queued.is_empty() => start(call, slot, &mut calls).await,
+                                _ => queued.push(call, lines.current().len()),
                             }
                         }
                     }
@@ -95,16 +95,62 @@ impl Server {
                 () = tokio::time::sleep_until(gate.unwrap_or_else(tokio::time::Instant::now)), if gate.is_some() => {
                     out.release();
                 }
+                Ok(slot) = Arc::clone(&slots).acquire_owned(), if !queued.is_empty() => {
+                    if let Some(call) = queued.pop() {
+                        start(call, slot, &mut calls).await;
+                    }
+                }
                 Some(_) = calls.join_next(), if !calls.is_empty() => {}
                 () = tokio::time::sleep_until(grace_end.unwrap_or_else(tokio::time::Instant::now)),
-                    if grace_end.is_some() && !calls.is_empty() =>
+                    if grace_end.is_some() && !(calls.is_empty() && queued.is_empty()) =>
                 {
-                    tracing::warn!(unfinished = calls.len(), grace = ?options.eof_grace, "EOF grace over; dropping unfinished calls");
+                    let unfinished = calls.len() + queued.calls.len();
+                    tracing::warn!(unfinished, grace = ?options.eof_grace, "EOF grace over; dropping unfinished calls");
+                    queued = Queue::default();
                     calls.shutdown().await;
                 }
             }
         }
         Ok(())
+    }
+}
+
+type Call = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// Runs a call here until it first waits: most calls never do, and are answered without a
+/// hand-off to another task. One that waits continues in its own task, holding its slot, so
+/// it blocks nothing.
+async fn start(mut call: Call, slot: tokio::sync::OwnedSemaphorePermit, calls: &mut JoinSet<()>) {
+    let first = std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx)));
+    if first.await.is_pending() {
+        calls.spawn(async move {
+            let _slot = slot;
+            call.await;
+        });
+    }
+}
+
+/// Calls waiting for a slot, oldest first, with the length of the lines they came from.
+#[derive(Default)]
+struct Queue {
+    calls: std::collections::VecDeque<(Call, usize)>,
+    bytes: usize,
+}
+
+impl Queue {
+    fn is_empty(&self) -> bool {
+        self.calls.is_empty()
+    }
+
+    fn push(&mut self, call: Call, bytes: usize) {
+        self.calls.push_back((call, bytes));
+        self.bytes += bytes;
+    }
+
+    fn pop(&mut self) -> Option<Call> {
+        let (call, bytes) = self.calls.pop_front()?;
+        self.bytes -= bytes;
+        Some(call)
     }
 }
 
@@ -212,6 +258,11 @@ impl<W: AsyncWrite + Unpin> Outgoing<W> {
 
     fn is_idle(&self) -> bool {
         !self.has_work() && self.held.is_empty()
+    }
+
+    /// Bytes waiting to be written, held-back lines included.
+    fn backlog(&self) -> usize {
+        self.pending.len() - self.written + self.held.iter().map(Vec::len).sum::<usize>()
     }
 
     /// One write (or the flush after the last one).
