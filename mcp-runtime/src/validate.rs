@@ -29,6 +29,12 @@ const DETAIL_LINES: usize = 10;
 const LISTED_ISSUES: usize = 30;
 /// A detail line longer than this is cut and ends with `…`.
 const LINE_CHARS: usize = 1024;
+/// Validator errors turned into issues; later ones are only counted (` (+N more)`).
+const KEPT_ERRORS: usize = 256;
+/// A failing value with more JSON nodes than this is described by its first error alone.
+/// jsonschema gathers every error before returning any (some 450 bytes each), so a 4 MiB
+/// array of wrong elements would otherwise take a gigabyte and seconds to render ten lines.
+const FULL_REPORT_NODES: usize = 64 * 1024;
 
 /// One step of an instance path. Keys are kept as sent and sanitised when shown.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -125,28 +131,64 @@ fn cut_from(out: &mut String, start: usize) {
 /// The `invalid_arguments` failure for arguments that failed the input schema, and the
 /// `data.issues` list.
 pub(crate) fn invalid_arguments(tool: &Registered, args: &Value) -> (ToolError, Value) {
-    let issues = input_issues(&tool.input_validator, &tool.input_schema, args);
-    (refusal(tool.spec.name, &issues), issues_json(&issues))
+    let (issues, more) = input_issues(&tool.input_validator, &tool.input_schema, args);
+    (refusal(tool.spec.name, &issues, more), issues_json(&issues))
 }
 
-/// Every issue of arguments that fail `schema`, in the detail's order; never empty.
-fn input_issues(validator: &jsonschema::Validator, schema: &Value, args: &Value) -> Vec<Issue> {
+/// The issues of arguments that fail `schema`, in the detail's order (never empty), and how
+/// many errors beyond [`KEPT_ERRORS`] were only counted.
+fn input_issues(validator: &jsonschema::Validator, schema: &Value, args: &Value) -> (Vec<Issue>, usize) {
     let walk = Walk::new(schema, args);
-    let mut issues = Vec::new();
-    for error in validator.iter_errors(args) {
-        walk.collect(&error, None, &mut issues);
-    }
+    let (mut issues, more) = collect(&walk, validator, args);
     walk.tidy(&mut issues, Some(schema), Some(args), 0);
     if issues.is_empty() {
         // The validator rejected the arguments without saying why: still say something.
         issues.push(Issue::new(Vec::new(), "schema", "does not match the schema (schema)".into(), Hint::Restate));
     }
-    issues
+    (issues, more)
 }
 
-/// The envelope's error for these issues: message, hint and reason.
-fn refusal(tool: &str, issues: &[Issue]) -> ToolError {
-    let detail = detail(issues);
+/// The issues of the first [`KEPT_ERRORS`] errors of `value`, and the number of errors
+/// after them; only the first error when `value` is larger than [`FULL_REPORT_NODES`].
+fn collect(walk: &Walk<'_>, validator: &jsonschema::Validator, value: &Value) -> (Vec<Issue>, usize) {
+    let mut issues = Vec::new();
+    if !fewer_nodes_than(value, FULL_REPORT_NODES) {
+        if let Err(error) = validator.validate(value) {
+            walk.collect(&error, None, &mut issues);
+        }
+        return (issues, 0);
+    }
+    let mut more = 0;
+    for (n, error) in validator.iter_errors(value).enumerate() {
+        if n < KEPT_ERRORS {
+            walk.collect(&error, None, &mut issues);
+        } else {
+            more += 1;
+        }
+    }
+    (issues, more)
+}
+
+/// Whether `value` has fewer than `limit` nodes; stops counting at the limit.
+fn fewer_nodes_than(value: &Value, limit: usize) -> bool {
+    fn count(value: &Value, left: &mut usize) -> bool {
+        if *left == 0 {
+            return false;
+        }
+        *left -= 1;
+        match value {
+            Value::Array(items) => items.iter().all(|v| count(v, left)),
+            Value::Object(map) => map.values().all(|v| count(v, left)),
+            _ => true,
+        }
+    }
+    count(value, &mut { limit })
+}
+
+/// The envelope's error for these issues (and `more` counted beyond them): message, hint
+/// and reason.
+fn refusal(tool: &str, issues: &[Issue], more: usize) -> ToolError {
+    let detail = detail(issues, more);
     let hint = hint(issues, &detail);
     ToolError::invalid_params(format!("Invalid arguments for tool {tool}: {detail}"))
         .reason("invalid_arguments")
@@ -181,8 +223,9 @@ fn issues_json(issues: &[Issue]) -> Value {
     )
 }
 
-/// The first [`DETAIL_LINES`] lines joined by `, `, then ` (+N more)`.
-fn detail(issues: &[Issue]) -> String {
+/// The first [`DETAIL_LINES`] lines joined by `, `, then ` (+N more)`, `N` counting the
+/// `more` issues that were not kept.
+fn detail(issues: &[Issue], more: usize) -> String {
     let mut out = String::with_capacity(64 * issues.len().min(DETAIL_LINES));
     for (i, issue) in issues.iter().take(DETAIL_LINES).enumerate() {
         if i > 0 {
@@ -190,8 +233,9 @@ fn detail(issues: &[Issue]) -> String {
         }
         issue.write_line(&mut out, 0);
     }
-    if issues.len() > DETAIL_LINES {
-        let _ = write!(out, " (+{} more)", issues.len() - DETAIL_LINES);
+    let total = issues.len() + more;
+    if total > DETAIL_LINES {
+        let _ = write!(out, " (+{} more)", total - DETAIL_LINES);
     }
     out
 }
@@ -805,12 +849,9 @@ pub(crate) fn output_detail(validator: &jsonschema::Validator, value: &Value) ->
     }
     // The output schema is not at hand: issues keep the validator's order.
     let walk = Walk::new(&Value::Null, value);
-    let mut issues = Vec::new();
-    for error in validator.iter_errors(value) {
-        walk.collect(&error, None, &mut issues);
-    }
+    let (mut issues, more) = collect(&walk, validator, value);
     walk.tidy(&mut issues, None, Some(value), 0);
-    Some(detail(&issues))
+    Some(detail(&issues, more))
 }
 
 /// Reads arguments that passed the schema into the tool's Rust type. A number the schema
@@ -837,26 +878,34 @@ pub(crate) fn deserialize_args<A: DeserializeOwned>(tool: &str, mut args: Value)
                         Hint::Restate,
                     );
                     let issues = [issue];
-                    return Err(refusal(tool, &issues).data(json!({"issues": issues_json(&issues)})));
+                    return Err(refusal(tool, &issues, 0).data(json!({"issues": issues_json(&issues)})));
                 }
             }
         }
     }
 }
 
-/// Turns the integral float at `path` (else every one below it) into an integer; whether
-/// anything changed.
+/// Turns the integral float at `path`, and every other one in the same argument, into an
+/// integer (else every one below `path`); whether anything changed. The whole argument at
+/// once: one retry per argument, where one per element would make a list of a million
+/// `1.0`s cost a million deserializations.
 fn integralise(args: &mut Value, path: &[Seg]) -> bool {
-    let target = path.iter().try_fold(args, |v, seg| match seg {
-        Seg::Index(i) => v.get_mut(*i),
-        Seg::Key(k) => v.get_mut(k),
-    });
-    let Some(target) = target else { return false };
-    if let Some(int) = as_integer(target) {
-        *target = int;
-        return true;
+    fn at<'v>(value: &'v mut Value, path: &[Seg]) -> Option<&'v mut Value> {
+        path.iter().try_fold(value, |v, seg| match seg {
+            Seg::Index(i) => v.get_mut(*i),
+            Seg::Key(k) => v.get_mut(k),
+        })
     }
-    integralise_all(target)
+    let Some(target) = at(args, path) else { return false };
+    if as_integer(target).is_none() {
+        return integralise_all(target);
+    }
+    // The argument: the first key of the path (the root when it is not an object).
+    let argument = match path.first() {
+        Some(Seg::Key(_)) => &path[..1],
+        _ => &[],
+    };
+    at(args, argument).is_some_and(integralise_all)
 }
 
 fn integralise_all(value: &mut Value) -> bool {
@@ -1126,10 +1175,29 @@ mod tests {
     fn refuse(schema: &Value, args: &Value) -> (String, String, Value) {
         let validator = compile(schema);
         assert!(!validator.is_valid(args), "{args} is valid");
-        let issues = input_issues(&validator, schema, args);
-        let detail = detail(&issues);
+        let (issues, more) = input_issues(&validator, schema, args);
+        let detail = detail(&issues, more);
         let hint = hint(&issues, &detail);
         (detail, hint, issues_json(&issues))
+    }
+
+    #[test]
+    fn errors_past_the_kept_ones_are_counted_not_kept() {
+        let schema = json!({"type": "object", "properties": {"ids": {"type": "array", "items": {"type": "string"}}}});
+        let args = json!({"ids": vec![0; 1000]});
+        let (issues, more) = input_issues(&compile(&schema), &schema, &args);
+        assert_eq!((issues.len(), more), (KEPT_ERRORS, 1000 - KEPT_ERRORS));
+        let (detail, _, listed) = refuse(&schema, &args);
+        assert!(detail.starts_with("ids.0: expected string, received number, ids.1: "), "{detail}");
+        assert!(detail.ends_with(" (+990 more)"), "{detail}");
+        assert_eq!(listed.as_array().map(Vec::len), Some(LISTED_ISSUES));
+
+        // Past FULL_REPORT_NODES, only the first error is gathered.
+        let args = json!({"ids": vec![0; FULL_REPORT_NODES]});
+        let (issues, more) = input_issues(&compile(&schema), &schema, &args);
+        assert_eq!((issues.len(), more), (1, 0));
+        assert_eq!(refuse(&schema, &args).0, "ids.0: expected string, received number");
+        assert!(fewer_nodes_than(&json!([1, [2]]), 4) && !fewer_nodes_than(&json!([1, [2]]), 3));
     }
 
     fn object(properties: &Value, required: &[&str]) -> Value {
@@ -1263,14 +1331,14 @@ mod tests {
     #[test]
     fn an_all_restatement_hint_is_the_detail_with_its_count() {
         let issues = restated(12);
-        let detail = detail(&issues);
+        let detail = detail(&issues, 0);
         let lines: Vec<String> = (0..10).map(|i| format!("{i}: must be at most 1")).collect();
         assert_eq!(detail, format!("{} (+2 more)", lines.join(", ")));
         assert_eq!(hint(&issues, &detail), detail);
         // The eleventh issue is not in the hint, even when it would not be a restatement.
         let mut issues = restated(10);
         issues.push(Issue::new(vec![Seg::Key("x".into())], "required", "missing required field".into(), Hint::Missing));
-        let shown = super::detail(&issues);
+        let shown = super::detail(&issues, 0);
         assert_eq!(hint(&issues, &shown), shown);
     }
 
@@ -1280,7 +1348,7 @@ mod tests {
         let missing =
             Issue::new(vec![Seg::Key("b".into())], "required", "missing required field".into(), Hint::Missing);
         let issues = [same.clone(), missing, same];
-        let detail = detail(&issues);
+        let detail = detail(&issues, 0);
         assert_eq!(hint(&issues, &detail), "a: does not match the schema (x). Provide b.");
     }
 
@@ -1363,6 +1431,15 @@ mod tests {
         assert_eq!(message, "Invalid arguments for tool t: choice.Other: does not match the schema (deserialize)");
         let (message, _, _) = refused(json!("x"));
         assert_eq!(message, "Invalid arguments for tool t: does not match the schema (deserialize)");
+    }
+
+    #[test]
+    fn one_retry_reads_every_integral_float_of_the_argument() {
+        let mut args = json!({"xs": [1.0, 2.0, [3.0]], "y": 4.0});
+        assert!(integralise(&mut args, &[Seg::Key("xs".into()), Seg::Index(0)]));
+        assert_eq!(args, json!({"xs": [1, 2, [3]], "y": 4.0}), "the whole argument, not just the element");
+        let read: Vec<i64> = deserialize_args("t", Value::Array(vec![json!(1.0); 20_000])).expect("readable");
+        assert_eq!(read.len(), 20_000);
     }
 
     #[test]
