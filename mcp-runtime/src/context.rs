@@ -228,6 +228,10 @@ impl<R> Ctx<R> {
     /// that does not increase is dropped (logged at debug). Without a token it does nothing.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         let Some(p) = &self.info.progress else { return };
+        if self.is_cancelled() {
+            // Nothing more is sent for a cancelled request, progress included.
+            return;
+        }
         {
             let mut last = p.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if last.is_some_and(|l| progress <= l) {

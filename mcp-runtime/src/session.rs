@@ -288,7 +288,8 @@ fn call_request(params: Option<&RawValue>) -> Result<CallRequest, RpcError> {
         None => None,
         Some(Ok(Value::Object(meta))) => match meta.get("progressToken") {
             None => None,
-            Some(t @ (Value::String(_) | Value::Number(_))) => Some(t.clone()),
+            Some(t @ Value::String(_)) => Some(t.clone()),
+            Some(t @ Value::Number(n)) if n.is_i64() || n.is_u64() => Some(t.clone()),
             Some(_) => {
                 return Err(RpcError::invalid_params(
                     "Invalid params: `_meta.progressToken` must be a string or an integer",

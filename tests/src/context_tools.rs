@@ -52,6 +52,8 @@ pub(crate) fn whoami(ctx: &Ctx) -> WhoAmI {
 #[tool]
 pub(crate) async fn wait_cancel(ctx: &Ctx) -> String {
     ctx.cancelled().await;
+    // Not sent: nothing more goes out for a cancelled request.
+    ctx.progress(1.0, None, Some("cleaning up"));
     eprintln!("cleanup ran for {}", ctx.request_id());
     "cancelled".into()
 }

@@ -108,12 +108,14 @@ fn no_progress_without_a_token() {
 #[test]
 fn a_cancelled_handler_sees_it_cleans_up_and_nothing_is_sent() {
     let mut c = server();
-    let id = c.request("tools/call", json!({"name": "wait_cancel", "arguments": {}}));
+    // With a progress token: the handler reports progress while it cleans up, which must
+    // not be sent either.
+    let id = c.request("tools/call", json!({"name": "wait_cancel", "arguments": {}, "_meta": {"progressToken": "t"}}));
     std::thread::sleep(Duration::from_millis(100));
     c.send(
         &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "user"}}),
     );
-    assert_eq!(c.recv_within(Duration::from_secs(1)), None, "a cancelled call must get no response");
+    assert_eq!(c.recv_within(Duration::from_secs(1)), None, "a cancelled call must get no response and no progress");
     let ping = c.roundtrip("ping", json!({}));
     assert_eq!(ping["result"], json!({}));
     let stderr = c.stderr();

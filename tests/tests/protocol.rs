@@ -470,6 +470,10 @@ fn malformed_tools_call_params_are_invalid_params() {
             json!({"name": "echo", "arguments": {"text": "x"}, "_meta": {"progressToken": true}}),
             "Invalid params: `_meta.progressToken` must be a string or an integer",
         ),
+        (
+            json!({"name": "echo", "arguments": {"text": "x"}, "_meta": {"progressToken": 1.5}}),
+            "Invalid params: `_meta.progressToken` must be a string or an integer",
+        ),
     ];
     for (params, message) in cases {
         let id = c.request("tools/call", params.clone());
