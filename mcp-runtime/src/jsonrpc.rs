@@ -76,6 +76,9 @@ pub(crate) fn parse(line: &[u8]) -> Incoming<'_> {
         Err(_) => {
             return if not_json(line) {
                 Incoming::ParseError
+            } else if line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+                // Every member is read raw, so an object fails only on a repeated member.
+                Incoming::Invalid { id: Value::Null, message: "Invalid request: a member appears more than once" }
             } else {
                 Incoming::Invalid { id: Value::Null, message: "Invalid request: a JSON-RPC message is a JSON object" }
             };

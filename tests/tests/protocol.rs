@@ -297,6 +297,11 @@ fn invalid_requests_are_answered_with_the_id_when_it_can_be_read() {
         ("3", Value::Null, "Invalid request: a JSON-RPC message is a JSON object"),
         (r#""ping""#, Value::Null, "Invalid request: a JSON-RPC message is a JSON object"),
         ("null", Value::Null, "Invalid request: a JSON-RPC message is a JSON object"),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+            Value::Null,
+            "Invalid request: a member appears more than once",
+        ),
     ];
     for (line, id, message) in cases {
         assert_eq!(answer_to(&mut c, line), error(id, -32600, message), "line {line}");
