@@ -159,13 +159,18 @@ async fn state_is_read_with_a_question_mark_and_missing_state_is_a_configuration
     assert_eq!(with_state.call("greet", json!({"name": "Ada"})).await.first_text(), Some("Hello, Ada."));
 
     let without = RuntimeServer::builder("s", "1").tool(greet).build().expect("builds");
-    let result = local(&without, "greet", json!({"name": "Ada"})).await;
-    assert_eq!(result["isError"], true);
-    let error = &result["structuredContent"]["error"];
-    assert_eq!(error["code"], -32008);
-    assert_eq!(error["message"], "The server is misconfigured: this tool cannot run.");
-    assert_eq!(error["data"]["retryable"], false);
-    assert_eq!(error["data"]["recovery"]["hint"], "Do not retry; report the request id to the server operator.");
+    let result = normalised(local(&without, "greet", json!({"name": "Ada"})).await);
     // The missing type is the operator's business: it goes to the log, not to the caller.
-    assert!(!result.to_string().contains("Greeting"), "{result}");
+    assert_eq!(
+        result,
+        json!({
+            "content": [{"type": "text", "text": "Error: The server is misconfigured: this tool cannot run.\n\nRecovery: Do not retry; report the request id to the server operator.\n\n(not retryable · request <RID>)"}],
+            "structuredContent": {"error": {"code": -32008, "message": "The server is misconfigured: this tool cannot run.", "data": {
+                "retryable": false,
+                "recovery": {"hint": "Do not retry; report the request id to the server operator."},
+                "requestId": "<RID>",
+            }}},
+            "isError": true,
+        })
+    );
 }
