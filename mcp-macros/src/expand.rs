@@ -294,39 +294,27 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     let metadata = metadata(tool, &krate);
     // The contract table: the tool's own `#[errors]`, else `contract = X`, else the one its
     // context names (`&Ctx<X>`). With both `contract = X` and a context, they must agree.
-    let mut contract_check = TokenStream::new();
-    let contract = if !tool.errors.is_empty() {
+    let probe_traits = quote!(#[allow(unused_imports)] use #p::{ContextContract as _, NotAContext as _};);
+    let contract = if tool.errors.is_empty() {
+        match (&tool.attr.contract, &ctx) {
+            (Some(path), Some((ty, _))) => {
+                // Spanned at the path: a context of another contract is an error there.
+                let check = quote_spanned!(syn::spanned::Spanned::span(path)=> (&&#p::ContractOf::<#ty>::new()).check::<#path>());
+                quote!({ #probe_traits #check; <#path as #krate::Contract>::ENTRIES })
+            }
+            (Some(path), None) => quote!(<#path as #krate::Contract>::ENTRIES),
+            (None, Some((ty, _))) => quote!({ #probe_traits (&&#p::ContractOf::<#ty>::new()).entries() }),
+            (None, None) => quote!(&[]),
+        }
+    } else {
         let e = reason_enum_ident(tool);
         quote!(<#e as #krate::Contract>::ENTRIES)
-    } else if let Some(path) = &tool.attr.contract {
-        if let Some((ty, _)) = &ctx {
-            // Spanned at the path: a context of another contract is an error there.
-            let check =
-                quote_spanned!(syn::spanned::Spanned::span(path)=> (&&#p::ContractOf::<#ty>::new()).check::<#path>());
-            contract_check = quote! {
-                const _: fn() = || {
-                    #[allow(unused_imports)]
-                    use #p::{ContextContract as _, NotAContext as _};
-                    #check;
-                };
-            };
-        }
-        quote!(<#path as #krate::Contract>::ENTRIES)
-    } else if let Some((ty, _)) = &ctx {
-        quote!({
-            #[allow(unused_imports)]
-            use #p::{ContextContract as _, NotAContext as _};
-            (&&#p::ContractOf::<#ty>::new()).entries()
-        })
-    } else {
-        quote!(&[])
     };
     let allow_unknown = tool.attr.allow_unknown_args;
 
     quote! {
         const _: () = {
             #args_struct
-            #contract_check
 
             impl #p::ToolDef for #name {
                 fn spec() -> #p::ToolSpec {
