@@ -15,7 +15,7 @@ use mcp_core::{CallToolResult, Content, ErrorCode, ToolError};
 use serde_json::{Map, Value};
 
 use crate::context::{CallInfo, CancelState, Progress};
-use crate::envelope::{Origin, fail};
+use crate::envelope::{Origin, Site, fail};
 use crate::jsonrpc::RpcError;
 use crate::logging::{InCall, Scope};
 use crate::output::Output;
@@ -55,26 +55,28 @@ pub(crate) async fn call(
             .reason("unknown_tool")
             .retryable(false)
             .hint(hint);
-        return Ok(fail(&shown, err, request_id, &[], Origin::Refusal, None));
+        let site = Site { tool: &shown, contract: &[], structured: true };
+        return Ok(fail(site, err, request_id, Origin::Refusal, None));
     };
     let name = tool.spec.name;
+    let site = tool.site(shared.options.structured_errors);
 
     if let Some(reason) = &tool.disabled {
         if strict {
             return Err(RpcError::invalid_params(format!("Tool unavailable: {name}")));
         }
-        return Ok(unavailable(tool, Some(reason.as_str()), None, request_id));
+        return Ok(unavailable(site, Some(reason.as_str()), None, request_id));
     }
     if let Some(policy) = &shared.policy
         && let Some(refusal) = policy(&PolicyRequest { tool: name, client_info: session.client_info() })
     {
-        return Ok(unavailable(tool, refusal.reason.as_deref(), refusal.hint.as_deref(), request_id));
+        return Ok(unavailable(site, refusal.reason.as_deref(), refusal.hint.as_deref(), request_id));
     }
 
     let args = req.arguments.unwrap_or_else(|| Value::Object(Map::new()));
     if !tool.input_validator.is_valid(&args) {
         let (err, issues) = crate::validate::invalid_arguments(tool, &args);
-        return Ok(fail(name, err, request_id, &[], Origin::Refusal, Some(issues)));
+        return Ok(fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, Some(issues)));
     }
 
     let info = CallInfo {
@@ -96,7 +98,7 @@ pub(crate) async fn call(
                     .reason("timeout")
                     .retryable(true)
                     .hint("Retry the call; if it keeps timing out, narrow its input.");
-                return Ok(fail(name, err, request_id, tool.spec.contract, Origin::Fault, None));
+                return Ok(fail(site, err, request_id, Origin::Fault, None));
             };
             caught
         }
@@ -108,7 +110,7 @@ pub(crate) async fn call(
             Err(detail) => {
                 let err = ToolError::internal(format!("Tool produced invalid structured output for {name}: {detail}."))
                     .reason("invalid_output");
-                fail(name, err, request_id, tool.spec.contract, Origin::Fault, None)
+                fail(site, err, request_id, Origin::Fault, None)
             }
         },
         Ok(Err(err)) => {
@@ -118,27 +120,27 @@ pub(crate) async fn call(
             } else {
                 Origin::Handler
             };
-            fail(name, err, request_id, tool.spec.contract, origin, None)
+            fail(site, err, request_id, origin, None)
         }
         Err(payload) => {
             tracing::error!(target: "mcp_runtime::call", %request_id, tool = name, payload = panic_text(&*payload), "handler panicked");
             let err = ToolError::internal(format!("Tool {name} failed unexpectedly."))
                 .reason("internal_error")
                 .hint("Retry the call once; if it fails again, report the request id to the server operator.");
-            fail(name, err, request_id, tool.spec.contract, Origin::Fault, None)
+            fail(site, err, request_id, Origin::Fault, None)
         }
     })
 }
 
-fn unavailable(tool: &Registered, reason: Option<&str>, hint: Option<&str>, request_id: RequestId) -> CallToolResult {
-    let name = tool.spec.name;
+fn unavailable(site: Site<'_>, reason: Option<&str>, hint: Option<&str>, request_id: RequestId) -> CallToolResult {
+    let name = site.tool;
     let mut message = format!("Tool unavailable: {name}.");
     if let Some(reason) = reason {
         let _ = write!(message, " Reason: {}.", reason.trim_end_matches('.'));
     }
     let hint = hint.unwrap_or("Pick another tool from tools/list; this one cannot be called now.").to_owned();
     let err = ToolError::forbidden(message).reason("tool_unavailable").retryable(false).hint(hint);
-    fail(name, err, request_id, &[], Origin::Refusal, None)
+    fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, None)
 }
 
 /// The handler's value as a result, or why it breaks the tool's output schema.

@@ -21,18 +21,34 @@ pub(crate) enum Origin {
     Fault,
 }
 
+/// Where a failure happened: the tool as the caller named it, its contract, and whether
+/// its error result carries `structuredContent.error`.
+#[derive(Clone, Copy)]
+pub(crate) struct Site<'a> {
+    pub(crate) tool: &'a str,
+    pub(crate) contract: &'static [ContractEntry],
+    /// `false` for a tool that declares an `outputSchema` (unless the server puts
+    /// `structuredContent.error` on every error): clients validate `structuredContent`
+    /// against that schema even on `isError` results, and would replace the envelope with
+    /// their complaint.
+    pub(crate) structured: bool,
+}
+
 /// Fill, log, render: the one way a failure leaves the runtime.
 pub(crate) fn fail(
-    tool: &str,
+    site: Site<'_>,
     mut error: ToolError,
     request_id: RequestId,
-    contract: &'static [ContractEntry],
     origin: Origin,
     issues: Option<Value>,
 ) -> CallToolResult {
-    let entry = if origin == Origin::Handler { error.fill_from_contract(contract) } else { None };
-    log(tool, &error, request_id, entry, origin);
-    render(&error, request_id, issues)
+    let entry = if origin == Origin::Handler { error.fill_from_contract(site.contract) } else { None };
+    log(site.tool, &error, request_id, entry, origin);
+    let mut result = render(&error, request_id, issues);
+    if !site.structured {
+        result.structured_content = None;
+    }
+    result
 }
 
 fn log(tool: &str, error: &ToolError, request_id: RequestId, entry: Option<&ContractEntry>, origin: Origin) {

@@ -205,10 +205,12 @@ pub(crate) struct Options {
     pub(crate) page_size: Option<usize>,
     pub(crate) max_line_bytes: usize,
     pub(crate) max_in_flight: usize,
+    pub(crate) max_queued_bytes: usize,
     pub(crate) eof_grace: Duration,
     pub(crate) cancel_grace: Duration,
     pub(crate) default_timeout: Option<Duration>,
     pub(crate) strict_resolution: bool,
+    pub(crate) structured_errors: bool,
 }
 
 impl Default for Options {
@@ -217,10 +219,12 @@ impl Default for Options {
             page_size: None,
             max_line_bytes: 4 * 1024 * 1024,
             max_in_flight: 4096,
+            max_queued_bytes: 4 * 1024 * 1024,
             eof_grace: Duration::from_secs(2),
             cancel_grace: Duration::from_millis(250),
             default_timeout: None,
             strict_resolution: false,
+            structured_errors: false,
         }
     }
 }
@@ -237,6 +241,18 @@ pub(crate) struct Registered {
     pub(crate) wrap_result: bool,
     pub(crate) disabled: Option<String>,
     pub(crate) timeout: Option<Duration>,
+}
+
+impl Registered {
+    /// Where this tool's failures are rendered: with `structuredContent.error` unless the
+    /// tool declares an `outputSchema` and the server keeps the spec's default.
+    pub(crate) fn site(&self, structured_errors: bool) -> crate::envelope::Site<'_> {
+        crate::envelope::Site {
+            tool: self.spec.name,
+            contract: self.spec.contract,
+            structured: structured_errors || self.output_validator.is_none(),
+        }
+    }
 }
 
 pub(crate) struct Shared {
@@ -356,6 +372,13 @@ impl ServerBuilder {
         self
     }
 
+    /// How many bytes of calls may wait for a slot (default 4 MiB), counted by the length
+    /// of their lines.
+    pub fn max_queued_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_queued_bytes = bytes;
+        self
+    }
+
     /// How long in-flight calls may finish after EOF on stdin (default 2 s).
     pub fn eof_grace(mut self, grace: Duration) -> Self {
         self.options.eof_grace = grace;
@@ -378,6 +401,22 @@ impl ServerBuilder {
     /// in the upstream specification, instead of a tool execution error (default off).
     pub fn strict_resolution(mut self, strict: bool) -> Self {
         self.options.strict_resolution = strict;
+        self
+    }
+
+    /// Puts `structuredContent.error` on the error results of tools that declare an
+    /// `outputSchema` too (default off).
+    ///
+    /// By default such a tool's error result carries only the envelope text and
+    /// `isError: true`: the specification says `structuredContent` conforms to the output
+    /// schema, and clients that check it on error results (the TypeScript SDK 1.x
+    /// `Client.callTool`, the MCP Inspector) would otherwise show their schema complaint
+    /// instead of the error. Turn this on only when every client of the server reads error
+    /// results without checking them against the output schema (the TypeScript SDK v2
+    /// client does not check them). Tools without an output schema always carry
+    /// `structuredContent.error`.
+    pub fn structured_errors_always(mut self, on: bool) -> Self {
+        self.options.structured_errors = on;
         self
     }
 

@@ -60,7 +60,7 @@ impl Server {
                 break;
             }
             let gate = out.gate();
-            let read = grace_end.is_none() && out.backlog() < BUFFER && queued.bytes < options.max_line_bytes;
+            let read = grace_end.is_none() && out.backlog() < BUFFER && queued.bytes < options.max_queued_bytes;
             tokio::select! {
                 biased;
                 line = lines.next(), if read => match line {

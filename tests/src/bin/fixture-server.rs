@@ -1,9 +1,38 @@
-//! `fixture-server`: the fixture tools over stdio. `FIXTURE_STRICT_RESOLUTION=1` turns on
-//! strict resolution (unknown and disabled tools become JSON-RPC errors).
+//! `fixture-server`: the fixture tools over stdio.
+//!
+//! Environment variables:
+//! - `FIXTURE_STRICT_RESOLUTION=1`: strict resolution (unknown and disabled tools become
+//!   JSON-RPC errors);
+//! - `FIXTURE_STRUCTURED_ERRORS=always`: `structuredContent.error` on every error result,
+//!   also for tools with an output schema (any other value, or unset: the default);
+//! - `FIXTURE_MAX_IN_FLIGHT=<calls>`, `FIXTURE_MAX_QUEUED_BYTES=<bytes>`,
+//!   `FIXTURE_DEFAULT_TIMEOUT_MS=<ms>`: the server limits of the same names.
+
+fn number(name: &str) -> Option<u64> {
+    let value = std::env::var(name).ok()?;
+    match value.parse() {
+        Ok(n) => Some(n),
+        Err(_) => {
+            eprintln!("fixture-server: {name}={value:?} is not a whole number; ignored");
+            None
+        }
+    }
+}
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
     mcp_runtime::init_stderr_logging();
     let strict = std::env::var("FIXTURE_STRICT_RESOLUTION").is_ok_and(|v| v == "1");
-    mcp_tests::fixture::builder(strict).build()?.serve_stdio().await
+    let mut builder = mcp_tests::fixture::builder(strict)
+        .structured_errors_always(std::env::var("FIXTURE_STRUCTURED_ERRORS").is_ok_and(|v| v == "always"));
+    if let Some(n) = number("FIXTURE_MAX_IN_FLIGHT") {
+        builder = builder.max_in_flight(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    if let Some(n) = number("FIXTURE_MAX_QUEUED_BYTES") {
+        builder = builder.max_queued_bytes(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    if let Some(ms) = number("FIXTURE_DEFAULT_TIMEOUT_MS") {
+        builder = builder.default_timeout(std::time::Duration::from_millis(ms));
+    }
+    builder.build()?.serve_stdio().await
 }
