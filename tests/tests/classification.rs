@@ -11,7 +11,8 @@ const SERVER: &str = env!("CARGO_BIN_EXE_fixture-server");
 
 /// A server with backtraces on, so that a leak would show.
 fn server_with(env: &[(&str, &str)]) -> Client {
-    let mut all = vec![("RUST_BACKTRACE", "1")];
+    // The first wave's envelopes, byte for byte: `structuredContent.error` on every error.
+    let mut all = vec![("RUST_BACKTRACE", "1"), ("FIXTURE_STRUCTURED_ERRORS", "always")];
     all.extend_from_slice(env);
     let mut c = Client::spawn(SERVER, &all);
     c.initialize();

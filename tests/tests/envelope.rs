@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use mcp_tests::client::{Client, take_request_id};
 use serde_json::{Value, json};
 
+/// The first wave's envelopes, byte for byte: `structuredContent.error` on every error.
 fn server() -> Client {
-    let mut c = Client::spawn(env!("CARGO_BIN_EXE_fixture-server"), &[]);
+    let mut c = Client::spawn(env!("CARGO_BIN_EXE_fixture-server"), &[("FIXTURE_STRUCTURED_ERRORS", "always")]);
     c.initialize();
     c
 }
@@ -224,7 +225,7 @@ fn normalised(mut result: Value) -> Value {
 
 #[tokio::test]
 async fn the_in_process_call_path_yields_the_same_envelopes() {
-    let in_process = mcp_tests::fixture::builder(false).build().expect("build");
+    let in_process = mcp_tests::fixture::builder(false).structured_errors_always(true).build().expect("build");
     // The stdio client blocks; the server it talks to is another process, so that is fine.
     let mut c = server();
     for (args, expected) in cases() {

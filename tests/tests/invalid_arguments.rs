@@ -7,7 +7,8 @@ use mcp_tests::client::{Client, take_request_id};
 use serde_json::{Value, json};
 
 fn server() -> Client {
-    let mut c = Client::spawn(env!("CARGO_BIN_EXE_fixture-server"), &[]);
+    // The first wave's envelopes, byte for byte: `structuredContent.error` on every error.
+    let mut c = Client::spawn(env!("CARGO_BIN_EXE_fixture-server"), &[("FIXTURE_STRUCTURED_ERRORS", "always")]);
     c.initialize();
     c
 }
