@@ -73,7 +73,8 @@ pub(crate) async fn call(
         return Ok(unavailable(site, refusal.reason.as_deref(), refusal.hint.as_deref(), request_id));
     }
 
-    let args = req.arguments.unwrap_or_else(|| Value::Object(Map::new()));
+    let mut args = req.arguments.unwrap_or_else(|| Value::Object(Map::new()));
+    absent_when_null(&mut args, &tool.null_means_absent);
     if !tool.input_validator.is_valid(&args) {
         let (err, issues) = crate::validate::invalid_arguments(tool, &args);
         return Ok(fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, Some(issues)));
@@ -141,6 +142,17 @@ fn unavailable(site: Site<'_>, reason: Option<&str>, hint: Option<&str>, request
     let hint = hint.unwrap_or("Pick another tool from tools/list; this one cannot be called now.").to_owned();
     let err = ToolError::forbidden(message).reason("tool_unavailable").retryable(false).hint(hint);
     fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, None)
+}
+
+/// `null` sent for an optional parameter means absent: the listed schema leaves `null` out
+/// (function-calling dialects reject type unions) but the Rust type reads it as `None`.
+fn absent_when_null(args: &mut Value, optional: &[String]) {
+    if let Value::Object(map) = args
+        && !optional.is_empty()
+        && map.values().any(Value::is_null)
+    {
+        map.retain(|key, value| !(value.is_null() && optional.iter().any(|o| o == key)));
+    }
 }
 
 /// The handler's value as a result, or why it breaks the tool's output schema.

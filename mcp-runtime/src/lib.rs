@@ -16,6 +16,7 @@ mod jsonrpc;
 mod logging;
 mod output;
 mod request_id;
+mod schema;
 mod server;
 mod session;
 mod transport;

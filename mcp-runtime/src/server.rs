@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::{Contract, ContractEntry, Icon, ToolAnnotations, ToolError};
-use schemars::{Schema, SchemaGenerator, generate::SchemaSettings};
-use serde_json::{Map, Value, json};
+use schemars::{Schema, SchemaGenerator};
+use serde_json::Value;
 
 use crate::context::CallInfo;
 use crate::output::Output;
@@ -235,6 +235,9 @@ pub(crate) struct Registered {
     pub(crate) input_validator: jsonschema::Validator,
     /// The input schema as listed (hints read property order and `$defs` from it).
     pub(crate) input_schema: Value,
+    /// Optional root properties whose Rust type takes `null`: a `null` sent for one of them
+    /// is read as absent (the listed schema does not allow `null`, for portability).
+    pub(crate) null_means_absent: Box<[String]>,
     pub(crate) output_validator: Option<jsonschema::Validator>,
     pub(crate) descriptor_output: Option<Value>,
     /// The Rust type's schema is not an object: values travel as `{"result": …}`.
@@ -448,153 +451,29 @@ impl ServerBuilder {
     }
 }
 
-fn generator() -> SchemaGenerator {
-    SchemaSettings::draft2020_12().into_generator()
-}
-
 fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Result<Registered, Error> {
-    let strict = !spec.allow_unknown_args;
-    let input_schema = match spec.input {
-        InputSpec::Empty => {
-            let mut s = json!({"type": "object"});
-            if strict {
-                s["additionalProperties"] = Value::Bool(false);
-            }
-            s
-        }
-        InputSpec::Params(f) => tidy_root(f(&mut generator()).to_value(), true),
-        InputSpec::Whole(f) => {
-            let mut s = tidy_root(f(&mut generator()).to_value(), false);
-            if let Value::Object(map) = &mut s {
-                // A serde internally tagged enum has no root `type`; the protocol wants one.
-                map.entry("type").or_insert_with(|| Value::from("object"));
-                if strict {
-                    make_strict(map);
-                }
-            }
-            s
-        }
+    let invalid = |which: &'static str| {
+        let tool = spec.name.to_owned();
+        move |message| Error::InvalidSchema { tool, which, message }
     };
-    let input_validator = compile(&input_schema).map_err(|message| Error::InvalidSchema {
-        tool: spec.name.to_owned(),
-        which: "input",
-        message,
-    })?;
-    let (output_schema, wrap_result) = match (spec.output_schema)(&mut generator()) {
-        Some(schema) => {
-            let mut schema = tidy_root(schema.to_value(), false);
-            draft07_compatible(&mut schema);
-            let (schema, wrap) = object_output(schema);
-            (Some(schema), wrap)
-        }
-        None => (None, false),
-    };
-    let output_validator = output_schema.as_ref().map(compile).transpose().map_err(|message| Error::InvalidSchema {
-        tool: spec.name.to_owned(),
-        which: "output",
-        message,
-    })?;
+    let input = crate::schema::input(&spec.input, !spec.allow_unknown_args);
+    let input_validator = crate::schema::compile(&input.schema).map_err(invalid("input"))?;
+    let output = crate::schema::output(spec.output_schema);
+    let output_validator =
+        output.as_ref().map(|o| crate::schema::compile(&o.schema)).transpose().map_err(invalid("output"))?;
     let timeout = spec.timeout_ms.map(Duration::from_millis).or(options.default_timeout);
+    let wrap_result = output.as_ref().is_some_and(|o| o.wrapped);
     Ok(Registered {
-        descriptor_output: output_schema,
+        descriptor_output: output.map(|o| o.schema),
         spec,
         input_validator,
-        input_schema,
+        input_schema: input.schema,
+        null_means_absent: input.null_means_absent,
         output_validator,
         wrap_result,
         disabled,
         timeout,
     })
-}
-
-fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .should_validate_formats(true)
-        .build(schema)
-        .map_err(|e| e.to_string())
-}
-
-/// Drops what schemars puts at a root that is noise on the wire: `$schema`, and for the
-/// generated arguments struct its `title` and empty `required`.
-fn tidy_root(mut schema: Value, generated_args: bool) -> Value {
-    if let Value::Object(map) = &mut schema {
-        map.remove("$schema");
-        if generated_args {
-            map.remove("title");
-            map.remove("description");
-        }
-        if map.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
-            map.remove("required");
-        }
-    }
-    schema
-}
-
-/// Rejects unknown keys at the root, and in each branch of a root union (a serde tagged
-/// enum), unless the author already said otherwise.
-fn make_strict(map: &mut Map<String, Value>) {
-    if map.contains_key("properties") {
-        map.entry("additionalProperties").or_insert(Value::Bool(false));
-    }
-    for key in ["oneOf", "anyOf"] {
-        if let Some(Value::Array(branches)) = map.get_mut(key) {
-            for branch in branches {
-                if let Value::Object(b) = branch {
-                    make_strict(b);
-                }
-            }
-        }
-    }
-}
-
-/// Rewrites the 2020-12-only keywords schemars can emit into forms that draft-07 validators
-/// (the TypeScript SDK's Ajv) read the same way or more loosely: a tuple's `prefixItems`
-/// becomes `items: {anyOf: [...]}` with its length kept; `unevaluatedProperties` /
-/// `unevaluatedItems` / `dependentSchemas` are dropped. A value the tool produces still
-/// conforms: the rewrite only loosens.
-fn draft07_compatible(schema: &mut Value) {
-    match schema {
-        Value::Object(map) => {
-            if let Some(Value::Array(items)) = map.remove("prefixItems") {
-                let mut unique: Vec<Value> = Vec::new();
-                for item in items {
-                    if !unique.contains(&item) {
-                        unique.push(item);
-                    }
-                }
-                let items = if unique.len() == 1 { unique.remove(0) } else { json!({"anyOf": unique}) };
-                map.insert("items".into(), items);
-            }
-            for keyword in ["unevaluatedProperties", "unevaluatedItems", "dependentSchemas"] {
-                map.remove(keyword);
-            }
-            map.values_mut().for_each(draft07_compatible);
-        }
-        Value::Array(values) => values.iter_mut().for_each(draft07_compatible),
-        _ => {}
-    }
-}
-
-/// Legacy clients want an object at the root of `outputSchema`: a non-object schema is
-/// wrapped as `{"result": …}` (its `$defs` stay at the root).
-fn object_output(mut schema: Value) -> (Value, bool) {
-    if schema.get("type").and_then(Value::as_str) == Some("object") {
-        return (schema, false);
-    }
-    let defs = schema.as_object_mut().and_then(|m| m.remove("$defs"));
-    if let Some(m) = schema.as_object_mut() {
-        m.remove("title");
-    }
-    let mut wrapped = json!({
-        "type": "object",
-        "properties": {"result": schema},
-        "required": ["result"],
-    });
-    if let Some(defs) = defs {
-        wrapped["$defs"] = defs;
-    }
-    (wrapped, true)
 }
 
 /// A tool as `tools/list` describes it, serialized straight from the registry.
@@ -676,51 +555,5 @@ impl Server {
         let descriptor =
             |tool| serde_json::to_value(descriptor(tool)).unwrap_or_else(|_| unreachable!("descriptors serialize"));
         self.shared.tools.iter().filter(|t| t.disabled.is_none()).map(descriptor).collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn non_object_outputs_are_wrapped_with_their_defs_at_the_root() {
-        let (s, wrap) = object_output(
-            json!({"type": "array", "items": {"$ref": "#/$defs/Hit"}, "$defs": {"Hit": {"type": "string"}}}),
-        );
-        assert!(wrap);
-        assert_eq!(
-            s,
-            json!({"type": "object", "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Hit"}}}, "required": ["result"], "$defs": {"Hit": {"type": "string"}}})
-        );
-        let (s, wrap) = object_output(json!({"type": "object", "properties": {}}));
-        assert!(!wrap);
-        assert_eq!(s, json!({"type": "object", "properties": {}}));
-    }
-
-    #[test]
-    fn output_schemas_lose_2020_12_only_keywords() {
-        let mut s = json!({"type": "object", "properties": {
-            "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "maxItems": 2},
-            "same": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"}]},
-            "open": {"type": "object", "unevaluatedProperties": false}
-        }});
-        draft07_compatible(&mut s);
-        assert_eq!(
-            s,
-            json!({"type": "object", "properties": {
-                "pair": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"anyOf": [{"type": "integer"}, {"type": "string"}]}},
-                "same": {"type": "array", "items": {"type": "integer"}},
-                "open": {"type": "object"}
-            }})
-        );
-    }
-
-    #[test]
-    fn tagged_unions_become_strict_per_branch() {
-        let mut m = json!({"oneOf": [{"type": "object", "properties": {"a": {}}}, {"type": "object", "properties": {"b": {}}, "additionalProperties": true}]});
-        make_strict(m.as_object_mut().unwrap());
-        assert_eq!(m["oneOf"][0]["additionalProperties"], json!(false));
-        assert_eq!(m["oneOf"][1]["additionalProperties"], json!(true));
     }
 }

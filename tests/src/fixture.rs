@@ -316,6 +316,35 @@ fn register(
     "ok".into()
 }
 
+/// A node of a tree of integers.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Node {
+    /// This node's value.
+    value: i64,
+    /// The node's children.
+    children: Vec<Node>,
+}
+
+/// The total of a tree's values.
+#[derive(Serialize, JsonSchema)]
+struct TreeSum {
+    /// The sum of every node's value.
+    sum: i64,
+}
+
+/// Sums the values of a tree (its input type is recursive: listed with `$defs` and `$ref`).
+#[tool]
+fn tree_sum(
+    /// The root of the tree.
+    root: Node,
+) -> TreeSum {
+    fn total(node: &Node) -> i64 {
+        node.children.iter().fold(node.value, |sum, child| sum.wrapping_add(total(child)))
+    }
+    TreeSum { sum: total(&root) }
+}
+
 /// `find`, whose whole input is a serde internally tagged enum. In a module of its own:
 /// the code `#[tool]` generates for an `#[input]` parameter trips clippy's
 /// `redundant_closure_for_method_calls`, and only a module-level `allow` reaches it.
@@ -368,6 +397,7 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .tool(choose)
         .tool(register)
         .tool(find_tool::find)
+        .tool(tree_sum)
         .tool(crate::context_tools::work)
         .tool(crate::context_tools::whoami)
         .tool(crate::context_tools::wait_cancel)

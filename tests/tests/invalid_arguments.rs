@@ -153,21 +153,21 @@ fn wrong_types() {
         case(
             "configure",
             json!({"opts": {"a": "x"}, "rows": 2.5}),
-            "rows: expected integer or null, received number",
+            "rows: expected integer, received number",
             Hint::Own("Send rows as an integer, not a fractional number.".into()),
-            json!([issue(json!(["rows"]), "type", "expected integer or null, received number")]),
+            json!([issue(json!(["rows"]), "type", "expected integer, received number")]),
         ),
         case(
             "configure",
             json!({"opts": "x", "rows": "2", "items": 3}),
-            "opts: expected object, received string, rows: expected integer or null, received string, items: expected array or null, received number",
+            "opts: expected object, received string, rows: expected integer, received string, items: expected array, received number",
             Hint::Own(
                 "Send opts as an object, not a string. Send rows as an integer, not a string. Send items as an array, not a number.".into(),
             ),
             json!([
                 issue(json!(["opts"]), "type", "expected object, received string"),
-                issue(json!(["rows"]), "type", "expected integer or null, received string"),
-                issue(json!(["items"]), "type", "expected array or null, received number"),
+                issue(json!(["rows"]), "type", "expected integer, received string"),
+                issue(json!(["items"]), "type", "expected array, received number"),
             ]),
         ),
         // An integral number is received as `number`; a type failure hides the `const`
@@ -252,14 +252,14 @@ fn unknown_keys() {
         case(
             "configure",
             json!({"q": 1, "items": [{"name": "x"}, {"zz": 1}], "rows": 2.5, "opts": {"b": 1, "a": 5}}),
-            "opts.a: expected string, received number, opts.b: unknown key, rows: expected integer or null, received number, items.1.name: missing required field, items.1.zz: unknown key, q: unknown key",
+            "opts.a: expected string, received number, opts.b: unknown key, rows: expected integer, received number, items.1.name: missing required field, items.1.zz: unknown key, q: unknown key",
             Hint::Own(
                 "Send opts.a as a string, not a number. Unknown key opts.b. opts accepts: a. Send rows as an integer, not a fractional number. Provide items.1.name. Unknown key items.1.zz. items.1 accepts: name. Unknown key q. This tool accepts: opts, rows, items.".into(),
             ),
             json!([
                 issue(json!(["opts", "a"]), "type", "expected string, received number"),
                 issue(json!(["opts", "b"]), "additionalProperties", "unknown key"),
-                issue(json!(["rows"]), "type", "expected integer or null, received number"),
+                issue(json!(["rows"]), "type", "expected integer, received number"),
                 issue(json!(["items", 1, "name"]), "required", "missing required field"),
                 issue(json!(["items", 1, "zz"]), "additionalProperties", "unknown key"),
                 issue(json!(["q"]), "additionalProperties", "unknown key"),
