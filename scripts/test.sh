@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the workspace on a fresh machine, installing what the tests need:
 # cargo-expand (pinned, for the expansion snapshots), a Python venv with the official `mcp`
-# client, the official TypeScript SDK, and the conformance suite's runner. Fails loudly when
-# anything is missing.
+# client, the official TypeScript SDK, and the conformance suite with the Node 22 it runs on
+# (pinned in tests/conformance/, installed there by its run.sh). Fails loudly when anything
+# is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -43,8 +44,9 @@ step "interop: official Python client"
 step "interop: official TypeScript client"
 node tests/interop/ts/test_fixture.mjs "$ROOT/target/debug/fixture-server"
 
-step "conformance: official MCP conformance suite"
-bash "$ROOT/../shared/conformance/run.sh" --suite all --expected-failures "$ROOT/tests/conformance/baseline.yml" -- "$ROOT/target/debug/conformance-server"
+step "conformance: official MCP conformance suite (what spec revision 2025-11-25 requires)"
+bash tests/conformance/run.sh --requirements 2025-11-25 --expected-failures tests/conformance/baseline.yml \
+  -- "$ROOT/target/debug/conformance-server"
 
 step "cargo tests (unit, integration over stdio, trybuild, expansion snapshots, doctests)"
 CI="${CI:-true}" cargo test --workspace --no-fail-fast

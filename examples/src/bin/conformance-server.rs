@@ -2,16 +2,18 @@
 //! (`@modelcontextprotocol/conformance`, server mode) calls by name, on stdio.
 //!
 //! ```text
-//! bash conformance/run.sh --suite all -- target/debug/conformance-server
+//! tests/conformance/run.sh -- target/debug/conformance-server
 //! ```
 //!
 //! Every piece of content is built with `mcp_runtime::Content`: a real PNG (a 1×1 red
 //! pixel, `assets/red-pixel.png`), a real WAV (50 ms of a 440 Hz tone, generated), text and
-//! embedded resources.
+//! embedded resources. `json_schema_2020_12_tool` has a hand-written 2020-12 input schema.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
+use schemars::{Schema, SchemaGenerator, json_schema};
 
 /// A 1×1 red pixel, 8-bit RGB.
 const RED_PIXEL_PNG: &[u8] = include_bytes!("../../assets/red-pixel.png");
@@ -85,6 +87,69 @@ fn test_error_handling(ctx: &Ctx<TestErrorHandlingError>) -> Result<String, Tool
     Err(ctx.fail(TestErrorHandlingError::IntentionalFailure))
 }
 
+/// The input of `json_schema_2020_12_tool`. Its schema is written by hand, not derived: it is
+/// the one the `json-schema-2020-12` scenario lists, with `$schema`, `$defs` (holding an
+/// `$anchor`), `allOf`/`anyOf`, `if`/`then`/`else` and `additionalProperties: false`, all of
+/// which `tools/list` must show as written (SEP-1613, SEP-2106).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Person {
+    name: Option<String>,
+    address: Option<Address>,
+    contact_method: Option<String>,
+    phone: Option<String>,
+    email: Option<String>,
+}
+
+/// A postal address, `$defs.address` of [`Person`]'s schema.
+#[derive(Deserialize)]
+struct Address {
+    street: Option<String>,
+    city: Option<String>,
+}
+
+impl JsonSchema for Person {
+    fn schema_name() -> Cow<'static, str> {
+        "Person".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "$anchor": "addressDef",
+                    "type": "object",
+                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                }
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false
+        })
+    }
+}
+
+// The conformance scenario only lists this tool; a call says what it received.
+/// Tool with JSON Schema 2020-12 features
+#[tool]
+fn json_schema_2020_12_tool(#[input] person: Person) -> String {
+    let Person { name, address, contact_method, phone, email } = person;
+    let reach = if contact_method.as_deref() == Some("phone") { phone } else { email.or(phone) };
+    let address = address.map(|a| [a.street, a.city].into_iter().flatten().collect::<Vec<_>>().join(", "));
+    format!("{}: {}; {}", name.unwrap_or_default(), reach.unwrap_or_default(), address.unwrap_or_default())
+}
+
 /// A WAV file: 50 ms of a 440 Hz sine at a third of full scale, 8 kHz, 16-bit PCM, mono.
 fn tone_wav() -> Vec<u8> {
     const RATE: u32 = 8_000;
@@ -142,6 +207,7 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .tool(test_tool_with_logging)
         .tool(test_tool_with_progress)
         .tool(test_error_handling)
+        .tool(json_schema_2020_12_tool)
         .build()?
         .serve_stdio()
         .await
