@@ -36,15 +36,15 @@ ADD_INPUT = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "a": {"type": "integer", "format": "int64", "description": "The first addend."},
-        "b": {"type": "integer", "format": "int64", "description": "The second addend."},
+        "a": {"type": "integer", "description": "The first addend."},
+        "b": {"type": "integer", "description": "The second addend."},
     },
     "required": ["a", "b"],
 }
 
 ADD_OUTPUT = {
     "type": "object",
-    "properties": {"sum": {"type": "integer", "format": "int64", "description": "`a + b`."}},
+    "properties": {"sum": {"type": "integer", "description": "`a + b`."}},
     "required": ["sum"],
     "description": "The sum of two integers.",
     "title": "Sum",
@@ -116,7 +116,10 @@ async def default_session_checks(runner: Runner, session: ClientSession) -> None
         expect_eq(names[: len(FIRST_TOOLS)], FIRST_TOOLS, "the first tools, in registration order")
         expect("legacy_report" not in names, "the disabled tool is not listed")
         expect_eq(listed.next_cursor, None, "nextCursor")
-        add = next(t for t in listed.tools if t.name == "add")
+        by_name = {t.name: t for t in listed.tools}
+        expect(by_name["fetch_items"].output_schema is not None, "fetch_items declares an outputSchema")
+        expect_eq(by_name["boom"].output_schema, None, "boom's outputSchema")
+        add = by_name["add"]
         expect_eq(add.description, "Adds two integers.", "add.description")
         expect_eq(add.input_schema, ADD_INPUT, "add.inputSchema")
         expect_eq(add.output_schema, ADD_OUTPUT, "add.outputSchema")
@@ -159,15 +162,27 @@ async def default_session_checks(runner: Runner, session: ClientSession) -> None
         return "search_docs and wrapped file_size pass the client's output validation"
 
     async def bad_arguments() -> str:
+        # add declares an outputSchema: its error results carry no structuredContent.
         result = await session.call_tool("add", {"a": "two", "b": 3})
         expect_eq(result.is_error, True, "isError")
         text = only_text(result)
-        expect(text.startswith("Error: Invalid arguments for tool add:"), f"text: {text!r}")
+        pattern = (
+            r"Error: Invalid arguments for tool add: a: expected integer, received string\n\n"
+            r"Recovery: .+\n\n"
+            rf"\(reason invalid_arguments · request {REQUEST_ID}\)"
+        )
+        expect(re.fullmatch(pattern, text, re.S) is not None, f"text: {text!r}")
+        expect_eq(result.structured_content, None, "structuredContent (add has an outputSchema)")
+        # echo declares none: its error results keep structuredContent.error.
+        result = await session.call_tool("echo", {"text": 5})
+        expect_eq(result.is_error, True, "isError")
+        text = only_text(result)
+        expect(text.startswith("Error: Invalid arguments for tool echo:"), f"text: {text!r}")
         expect(re.search(rf"\(reason invalid_arguments · request {REQUEST_ID}\)$", text) is not None, f"terms: {text!r}")
         error = (result.structured_content or {}).get("error", {})
         expect_eq(error.get("code"), -32602, "error.code")
         expect_eq(error.get("data", {}).get("reason"), "invalid_arguments", "error.data.reason")
-        return "an isError result, not an exception"
+        return "isError results with the envelope, not exceptions; structuredContent only for echo"
 
     async def unknown_tool() -> str:
         result = await session.call_tool("ehco", {})
@@ -209,12 +224,28 @@ async def default_session_checks(runner: Runner, session: ClientSession) -> None
             rf"\(reason queue_full · retryable · request {REQUEST_ID}\)"
         )
         expect(re.fullmatch(pattern, text) is not None, f"text: {text!r}")
-        return "declared failure with recovery and retryable (output schema not applied to errors)"
+        expect("Recovery: Wait a few seconds" in text, f"text: {text!r}")
+        expect_eq(result.structured_content, None, "structuredContent (fetch_items has an outputSchema)")
+        return "the envelope with recovery and retryable, no structuredContent"
 
     async def panic_then_success() -> str:
         result = await session.call_tool("boom", {})
         expect_eq(result.is_error, True, "isError")
-        expect("secret panic payload" not in only_text(result), "the panic payload is not sent")
+        text = only_text(result)
+        expect("secret panic payload" not in text, "the panic payload is not sent")
+        pattern = (
+            r"Error: Tool boom failed unexpectedly\.\n\n"
+            r"Recovery: .+\n\n"
+            rf"\(reason internal_error · request ({REQUEST_ID})\)"
+        )
+        match = re.fullmatch(pattern, text, re.S)
+        expect(match is not None, f"text: {text!r}")
+        assert match is not None
+        # boom declares no outputSchema: structuredContent.error stays.
+        error = (result.structured_content or {}).get("error", {})
+        expect_eq(error.get("code"), -32603, "error.code")
+        expect_eq(error.get("data", {}).get("reason"), "internal_error", "error.data.reason")
+        expect_eq(error.get("data", {}).get("requestId"), match.group(1), "error.data.requestId")
         result = await session.call_tool("add", {"a": 40, "b": 2})
         expect_eq(result.structured_content, {"sum": 42}, "the server still serves")
         return "panic is an isError result; the next call succeeds"
@@ -244,11 +275,29 @@ async def strict_session_checks(runner: Runner, session: ClientSession) -> None:
     await runner.check("strict resolution", strict_unknown_tool)
 
 
+async def structured_always_checks(runner: Runner, session: ClientSession) -> None:
+    async def structured_always() -> str:
+        await session.initialize()
+        await session.list_tools()
+        result = await session.call_tool("fetch_items", {"ids": ["a"], "mode": "queue"})
+        expect_eq(result.is_error, True, "isError")
+        expect("Recovery: Wait a few seconds" in only_text(result), f"text: {only_text(result)!r}")
+        error = (result.structured_content or {}).get("error", {})
+        expect_eq(error.get("data", {}).get("reason"), "queue_full", "structuredContent.error.data.reason")
+        return "structuredContent.error on the fetch_items failure; this client does not validate error results"
+
+    await runner.check("FIXTURE_STRUCTURED_ERRORS=always", structured_always)
+
+
 async def main(server: str) -> int:
     runner = Runner()
     with tempfile.TemporaryFile("w+") as errlog:
         try:
-            for env, checks in (({}, default_session_checks), ({"FIXTURE_STRICT_RESOLUTION": "1"}, strict_session_checks)):
+            for env, checks in (
+                ({}, default_session_checks),
+                ({"FIXTURE_STRICT_RESOLUTION": "1"}, strict_session_checks),
+                ({"FIXTURE_STRUCTURED_ERRORS": "always"}, structured_always_checks),
+            ):
                 params = StdioServerParameters(command=server, args=[], env=env)
                 async with stdio_client(params, errlog=errlog) as (read, write):
                     async with ClientSession(read, write) as session:

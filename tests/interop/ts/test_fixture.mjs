@@ -1,9 +1,12 @@
 // Interop: the official TypeScript SDK client drives fixture-server over stdio.
 //   node test_fixture.mjs <path to fixture-server>
 // Checks: log and progress notifications arrive, a tool with an output schema is called
-// after listTools() (the client validates structuredContent), failures are results.
+// after listTools() (the client validates structuredContent), failures are results whose text
+// is the error envelope. This client validates structuredContent against the outputSchema even
+// on isError results (and throws), so the server sends none on errors of such tools; with
+// FIXTURE_STRUCTURED_ERRORS=always it does, and the last check shows this client then throws.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import assert from "node:assert/strict";
 
@@ -15,6 +18,21 @@ if (!server) {
 
 let passed = 0;
 let failed = 0;
+const ID = "[A-Z0-9]{5}-[A-Z0-9]{5}";
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+// The envelope: `Error: <message>`, `Recovery: <hint>`, then the terms line ending in the id.
+function envelope(message, hint, terms) {
+  return new RegExp(
+    `^Error: ${message}\\n\\nRecovery: ${hint}\\n\\n\\((?:${terms}) · request (${ID})\\)$`,
+    "s",
+  );
+}
+const QUEUE_FULL = envelope(
+  escape("The work queue is full."),
+  escape("Wait a few seconds, then call fetch_items again with the same ids."),
+  "reason queue_full · retryable",
+);
+
 async function check(name, fn) {
   try {
     await fn();
@@ -75,8 +93,47 @@ await check("listTools() then add: structuredContent validated against outputSch
   assert.equal(result.isError, undefined);
 });
 
-// (A tool without an output schema: this client validates `structuredContent` of error
-// results too, so an error envelope of a tool with an output schema throws in it.)
+await check("listTools(): fetch_items and add declare an outputSchema, boom none", async () => {
+  const { tools } = await client.listTools();
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  assert.ok(byName.add?.outputSchema, "add.outputSchema");
+  assert.ok(byName.fetch_items?.outputSchema, "fetch_items.outputSchema");
+  assert.ok(byName.boom, "boom listed");
+  assert.equal(byName.boom.outputSchema, undefined, "boom.outputSchema");
+});
+
+await check("declared failure of a tool with an outputSchema (fetch_items queue): envelope, no structuredContent", async () => {
+  const result = await client.callTool({ name: "fetch_items", arguments: { ids: ["a", "b"], mode: "queue" } });
+  assert.equal(result.isError, true);
+  assert.equal(result.content.length, 1);
+  assert.ok(result.content[0].text.includes("Recovery: Wait a few seconds"), result.content[0].text);
+  assert.match(result.content[0].text, QUEUE_FULL);
+  assert.equal("structuredContent" in result, false, `structuredContent: ${JSON.stringify(result.structuredContent)}`);
+});
+
+await check("failure of a tool without an outputSchema (boom): envelope and structuredContent.error", async () => {
+  const result = await client.callTool({ name: "boom", arguments: {} });
+  assert.equal(result.isError, true);
+  const match = result.content[0].text.match(
+    envelope(escape("Tool boom failed unexpectedly."), ".+", "reason internal_error"),
+  );
+  assert.ok(match, result.content[0].text);
+  assert.equal(result.structuredContent?.error?.code, -32603);
+  assert.equal(result.structuredContent.error.data.reason, "internal_error");
+  assert.equal(result.structuredContent.error.data.requestId, match[1]);
+});
+
+await check("invalid arguments to a tool with an outputSchema (add): envelope, no structuredContent", async () => {
+  const result = await client.callTool({ name: "add", arguments: { a: "x", b: 1 } });
+  assert.equal(result.isError, true);
+  assert.match(
+    result.content[0].text,
+    envelope(escape("Invalid arguments for tool add: a: expected integer, received string"), ".+", "reason invalid_arguments"),
+  );
+  assert.equal("structuredContent" in result, false, `structuredContent: ${JSON.stringify(result.structuredContent)}`);
+});
+
+// echo has no outputSchema: its error results keep structuredContent.error.
 await check("bad arguments come back as an isError result", async () => {
   const result = await client.callTool({ name: "echo", arguments: { text: 5 } });
   assert.equal(result.isError, true);
@@ -88,9 +145,40 @@ await check("bad arguments come back as an isError result", async () => {
 await check("an unknown tool comes back as an isError result, not an exception", async () => {
   const result = await client.callTool({ name: "ad", arguments: {} });
   assert.equal(result.isError, true);
-  assert.match(result.content[0].text, /^Error: Unknown tool: ad\.\n\nRecovery: Re-run tools\/list and retry\. Did you mean add\?/);
+  assert.match(
+    result.content[0].text,
+    envelope(
+      escape("Unknown tool: ad."),
+      escape("Re-run tools/list and retry. Did you mean add?"),
+      "reason unknown_tool · not retryable",
+    ),
+  );
 });
 
 await client.close();
+
+// FIXTURE_STRUCTURED_ERRORS=always: the old behaviour (structuredContent.error on every error
+// result). This client then rejects the fetch_items failure, so the model never sees it.
+await check("with FIXTURE_STRUCTURED_ERRORS=always, callTool(fetch_items queue) throws (why the default matters)", async () => {
+  const always = new Client({ name: "ts-interop", version: "1.0.0" }, { capabilities: {} });
+  await always.connect(
+    new StdioClientTransport({
+      command: server,
+      args: [],
+      env: { ...getDefaultEnvironment(), FIXTURE_STRUCTURED_ERRORS: "always" },
+      stderr: "ignore",
+    }),
+  );
+  try {
+    await always.listTools();
+    await assert.rejects(
+      always.callTool({ name: "fetch_items", arguments: { ids: ["a"], mode: "queue" } }),
+      /Structured content does not match the tool's output schema/,
+    );
+  } finally {
+    await always.close();
+  }
+});
+
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
