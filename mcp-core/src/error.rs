@@ -259,10 +259,10 @@ impl fmt::Debug for ToolError {
         if !self.0.data.is_empty() {
             d.field("data", &self.0.data);
         }
-        if let Some(source) = &self.0.source {
-            d.field("source", source);
-        }
-        d.finish()
+        // The source chain is for the log record (`Error in tool:…`), which formats it
+        // itself; `?err` in a handler's `tracing` event may reach the client, so the chain
+        // stays out of `Debug`.
+        if self.0.source.is_some() { d.finish_non_exhaustive() } else { d.finish() }
     }
 }
 

@@ -273,6 +273,8 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
         inputs(tool, &krate);
 
     let await_ = tool.original.sig.asyncness.map(|_| quote!(.await));
+    // A fn without `async` may block: the runtime runs it on a blocking thread.
+    let blocking = tool.original.sig.asyncness.is_none();
     let ok = &tool.ret.ok;
     let ret_span = tool.ret.span;
     let unwrap_result = tool.ret.is_result.then(|| {
@@ -323,6 +325,8 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
                         #metadata
                         input: #input_spec,
                         allow_unknown_args: #allow_unknown,
+                        blocking: #blocking,
+                        module: ::core::module_path!(),
                         output_schema: __mcp_output_schema,
                         contract: #contract,
                         call: __mcp_call,

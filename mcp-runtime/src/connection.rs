@@ -3,10 +3,9 @@
 
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
-
+use crate::outbox::Outbox;
 use crate::server::Server;
-use crate::session::{Next, Session};
+use crate::session::{Admit, Next, Seen, Session};
 
 /// One client connection to a [`Server`], in-process. Feed it JSON-RPC messages with
 /// [`Connection::send`]; it returns everything the server wrote in answer (responses and
@@ -30,14 +29,14 @@ use crate::session::{Next, Session};
 /// ```
 pub struct Connection {
     session: Arc<Session>,
-    written: mpsc::UnboundedReceiver<Vec<u8>>,
+    written: Arc<Outbox>,
 }
 
 impl Server {
     /// Opens an in-process connection (a fresh session: not initialized, log level `info`).
     pub fn connect(&self) -> Connection {
-        let (tx, written) = mpsc::unbounded_channel();
-        Connection { session: Arc::new(Session::new(Arc::clone(&self.shared), Some(tx))), written }
+        let written = Arc::new(Outbox::default());
+        Connection { session: Arc::new(Session::new(Arc::clone(&self.shared), Some(Arc::clone(&written)))), written }
     }
 }
 
@@ -45,14 +44,16 @@ impl Connection {
     /// Handles one message (a `tools/call` runs to completion) and returns the lines the
     /// server wrote meanwhile, without their newlines.
     pub async fn send(&mut self, message: &str) -> Vec<String> {
-        if let Next::Call { id, req, cancel } = self.session.handle(message.as_bytes()) {
+        let admit = Admit { answer: true, run: true, refuse: false };
+        if let Next::Call { id, req, cancel } = self.session.handle(message.as_bytes(), admit, Seen::Fresh) {
             Arc::clone(&self.session).run_call(id, req, cancel).await;
         }
         let mut out = Vec::new();
-        while let Ok(mut line) = self.written.try_recv() {
+        self.written.take(usize::MAX, |line| {
+            let mut line = line.bytes;
             line.pop();
             out.push(String::from_utf8(line).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
-        }
+        });
         out
     }
 }

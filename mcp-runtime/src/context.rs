@@ -66,12 +66,12 @@ impl CancelState {
 
 /// Progress reporting state: the client's token and the last value sent.
 pub(crate) struct Progress {
-    pub(crate) token: Value,
+    pub(crate) token: Box<serde_json::value::RawValue>,
     last: std::sync::Mutex<Option<f64>>,
 }
 
 impl Progress {
-    pub(crate) fn new(token: Value) -> Self {
+    pub(crate) fn new(token: Box<serde_json::value::RawValue>) -> Self {
         Progress { token, last: std::sync::Mutex::new(None) }
     }
 }

@@ -20,14 +20,14 @@ use crate::jsonrpc::RpcError;
 use crate::logging::{InCall, Scope};
 use crate::output::Output;
 use crate::request_id::RequestId;
-use crate::server::{Call, PolicyRequest, Registered};
+use crate::server::{BoxFuture, Call, PolicyRequest, Registered};
 use crate::session::Session;
 
 /// A `tools/call` whose params have the `CallToolRequest` shape.
 pub(crate) struct CallRequest {
     pub(crate) name: String,
     pub(crate) arguments: Option<Value>,
-    pub(crate) progress_token: Option<Value>,
+    pub(crate) progress_token: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// Runs one call. `Err` only for strict resolution (an unknown or disabled tool as a
@@ -90,8 +90,9 @@ pub(crate) async fn call(
     };
     // The handler runs with its call marked current, so that its `tracing` events reach the
     // client and every record of the call carries the request id.
-    let scope = Scope { session: Arc::clone(session), tool: name, request_id };
+    let scope = Scope { session: Arc::clone(session), tool: name, module: tool.spec.module, request_id };
     let handler = CatchUnwind(InCall { scope, inner: (tool.spec.call)(Call { args, info }) });
+    let handler = if tool.spec.blocking { on_blocking_thread(handler) } else { Box::pin(handler) };
     let outcome = match tool.timeout {
         Some(limit) => {
             let Ok(caught) = tokio::time::timeout(limit, handler).await else {
@@ -131,6 +132,44 @@ pub(crate) async fn call(
             fail(site, err, request_id, Origin::Fault, None)
         }
     })
+}
+
+type Caught = Result<Result<Output, ToolError>, Box<dyn Any + Send>>;
+
+/// A handler that may block runs on tokio's blocking pool: the thread that reads requests
+/// (and cancellations) stays free, and the time limit and cancellation are observed here
+/// while it runs. A cancelled or timed-out one runs on to its end (a thread cannot be
+/// stopped), sees `ctx.is_cancelled()`, and its result is dropped.
+fn on_blocking_thread(
+    handler: CatchUnwind<InCall<BoxFuture<'static, Result<Output, ToolError>>>>,
+) -> BoxFuture<'static, Caught> {
+    let runtime = tokio::runtime::Handle::current();
+    let task = tokio::task::spawn_blocking(move || runtime.block_on(handler));
+    Box::pin(async move {
+        match task.await {
+            Ok(caught) => caught,
+            // Panics are caught inside; a join error is the runtime shutting down.
+            Err(e) => Err(Box::new(format!("blocking task ended: {e}")) as Box<dyn Any + Send>),
+        }
+    })
+}
+
+/// Refuses a call that found every slot taken and the queue full: retryable.
+pub(crate) fn busy(session: &Session, name: &str) -> CallToolResult {
+    let shared = &session.shared;
+    let shown = display_name(name);
+    let site = match shared.by_name.get(name).map(|&i| &shared.tools[i]) {
+        Some(tool) => tool.site(shared.options.structured_errors),
+        None => Site { tool: &shown, contract: &[], structured: true },
+    };
+    let err = ToolError::new(
+        ErrorCode::RateLimited,
+        format!("Server busy: {} calls are running and the queue is full.", shared.options.max_in_flight),
+    )
+    .reason("server_busy")
+    .retryable(true)
+    .hint("Wait for a running call to finish, then retry.");
+    fail(site, err, RequestId::generate(), Origin::Refusal, None)
 }
 
 fn unavailable(site: Site<'_>, reason: Option<&str>, hint: Option<&str>, request_id: RequestId) -> CallToolResult {

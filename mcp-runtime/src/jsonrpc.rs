@@ -3,7 +3,6 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 /// One incoming line, classified. `params` stay unparsed (borrowed from the line) until
@@ -11,7 +10,8 @@ use serde_json::value::RawValue;
 #[derive(Debug)]
 pub(crate) enum Incoming<'a> {
     Request {
-        id: Value,
+        /// As sent (a string or a number, echoed byte for byte).
+        id: &'a RawValue,
         method: Cow<'a, str>,
         params: Option<&'a RawValue>,
     },
@@ -23,8 +23,8 @@ pub(crate) enum Incoming<'a> {
     Response,
     /// Not a JSON-RPC message: answered with -32600, with the id when it could be read.
     Invalid {
-        id: Value,
-        message: &'static str,
+        id: Option<Box<RawValue>>,
+        message: Cow<'static, str>,
     },
     /// Not JSON: -32700, id null.
     ParseError,
@@ -58,6 +58,26 @@ pub(crate) fn is_object(raw: &RawValue) -> bool {
     raw.get().starts_with('{')
 }
 
+/// The longest id (and progress token) accepted, in bytes of JSON text: the server keeps each
+/// one while its call runs.
+pub(crate) const MAX_ID_BYTES: usize = 4096;
+
+fn invalid(id: Option<&RawValue>, message: impl Into<Cow<'static, str>>) -> Incoming<'static> {
+    Incoming::Invalid { id: id.map(ToOwned::to_owned), message: message.into() }
+}
+
+/// A JSON-RPC id: a string or a number (any JSON number: it is echoed as sent), not too long.
+pub(crate) fn valid_id(raw: &RawValue) -> Result<&RawValue, Cow<'static, str>> {
+    let text = raw.get();
+    if !(text.starts_with('"') || text.starts_with('-') || text.starts_with(|c: char| c.is_ascii_digit())) {
+        return Err("Invalid request: `id` must be a string or a number".into());
+    }
+    if text.len() > MAX_ID_BYTES {
+        return Err(format!("Invalid request: `id` is longer than {MAX_ID_BYTES} bytes").into());
+    }
+    Ok(raw)
+}
+
 pub(crate) fn parse(line: &[u8]) -> Incoming<'_> {
     // A derived `Deserialize` also accepts a JSON array (fields by position), so a batch must
     // be caught before `Raw` reads it: `["2.0", 1, "ping"]` is not a ping.
@@ -65,10 +85,7 @@ pub(crate) fn parse(line: &[u8]) -> Incoming<'_> {
         return if not_json(line) {
             Incoming::ParseError
         } else {
-            Incoming::Invalid {
-                id: Value::Null,
-                message: "Invalid request: JSON-RPC batches are not supported; send one message per line",
-            }
+            invalid(None, "Invalid request: JSON-RPC batches are not supported; send one message per line")
         };
     }
     let raw: Raw<'_> = match serde_json::from_slice(line) {
@@ -77,48 +94,82 @@ pub(crate) fn parse(line: &[u8]) -> Incoming<'_> {
             return if not_json(line) {
                 Incoming::ParseError
             } else if line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
-                // Every member is read raw, so an object fails only on a repeated member.
-                Incoming::Invalid { id: Value::Null, message: "Invalid request: a member appears more than once" }
+                // Every member is read raw, so an object fails only on a repeated member. Its
+                // id, when readable, is still the one to answer with.
+                Incoming::Invalid {
+                    id: id_of_repeated(line),
+                    message: "Invalid request: a member appears more than once".into(),
+                }
             } else {
-                Incoming::Invalid { id: Value::Null, message: "Invalid request: a JSON-RPC message is a JSON object" }
+                invalid(None, "Invalid request: a JSON-RPC message is a JSON object")
             };
         }
     };
-    // JSON-RPC ids here are strings or integers; `1.5` is not an id.
-    let id = match raw.id.map(|r| serde_json::from_str::<Value>(r.get())) {
-        None => None,
-        Some(Ok(id @ Value::String(_))) => Some(id),
-        Some(Ok(Value::Number(n))) if n.is_i64() || n.is_u64() => Some(Value::Number(n)),
-        Some(_) => Some(Value::Null),
-    };
-    let id_ok = id.as_ref().is_none_or(|id| !id.is_null());
-    let reply_to = id.clone().unwrap_or(Value::Null);
+    // `null` is no id; nor is an object, an array or a boolean.
+    let id = raw.id.map(valid_id);
+    let reply_to = id.as_ref().and_then(|id| id.as_ref().ok().copied());
     if raw.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
-        return Incoming::Invalid { id: reply_to, message: "Invalid request: `jsonrpc` must be \"2.0\"" };
+        return invalid(reply_to, "Invalid request: `jsonrpc` must be \"2.0\"");
     }
     // A response is never answered, whatever its id (`null` is the id of an error response
     // to a message the client could not read).
     if raw.method.is_none() && (raw.result.is_some() || raw.error.is_some()) {
         return Incoming::Response;
     }
-    if !id_ok {
-        return Incoming::Invalid { id: reply_to, message: "Invalid request: `id` must be a string or an integer" };
-    }
+    let id = match id {
+        None => None,
+        Some(Ok(id)) => Some(id),
+        Some(Err(message)) => return invalid(None, message),
+    };
     let Some(method) = raw.method else {
-        return Incoming::Invalid { id: reply_to, message: "Invalid request: no `method`" };
+        return invalid(reply_to, "Invalid request: no `method`");
     };
     // Borrowed from the line unless the name has escapes.
     let method = match serde_json::from_str::<&str>(method.get()) {
         Ok(borrowed) => Cow::Borrowed(borrowed),
         Err(_) => match serde_json::from_str::<String>(method.get()) {
             Ok(owned) => Cow::Owned(owned),
-            Err(_) => return Incoming::Invalid { id: reply_to, message: "Invalid request: `method` must be a string" },
+            Err(_) => return invalid(reply_to, "Invalid request: `method` must be a string"),
         },
     };
     match id {
         Some(id) => Incoming::Request { id, method, params: raw.params },
         None => Incoming::Notification { method, params: raw.params },
     }
+}
+
+/// The id of an object with a repeated member, when it has exactly one valid `id`.
+fn id_of_repeated(line: &[u8]) -> Option<Box<RawValue>> {
+    struct Ids(Vec<Box<RawValue>>);
+    impl<'de> Deserialize<'de> for Ids {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Visit;
+            impl<'de> serde::de::Visitor<'de> for Visit {
+                type Value = Ids;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Ids, A::Error> {
+                    let mut ids = Vec::new();
+                    while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                        if key == "id" {
+                            ids.push(map.next_value::<Box<RawValue>>()?);
+                        } else {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                    Ok(Ids(ids))
+                }
+            }
+            d.deserialize_map(Visit)
+        }
+    }
+    let Ids(mut ids) = serde_json::from_slice(line).ok()?;
+    if ids.len() != 1 {
+        return None;
+    }
+    let id = ids.pop()?;
+    valid_id(&id).is_ok().then_some(id)
 }
 
 /// Not JSON at all (-32700), as opposed to JSON that is not a JSON-RPC message (-32600).
@@ -130,14 +181,15 @@ fn not_json(line: &[u8]) -> bool {
 #[derive(Serialize)]
 struct Success<'a, T: Serialize> {
     jsonrpc: &'static str,
-    id: &'a Value,
+    id: &'a RawValue,
     result: T,
 }
 
 #[derive(Serialize)]
 struct Failure<'a> {
     jsonrpc: &'static str,
-    id: &'a Value,
+    /// `None` is `null`: the request's id could not be read.
+    id: Option<&'a RawValue>,
     error: ErrorObject<'a>,
 }
 
@@ -165,16 +217,13 @@ fn line(value: &impl Serialize) -> Vec<u8> {
     out
 }
 
-pub(crate) fn success(id: &Value, result: &impl Serialize) -> Vec<u8> {
+pub(crate) fn success(id: &RawValue, result: &impl Serialize) -> Vec<u8> {
     line(&Success { jsonrpc: "2.0", id, result })
 }
 
-pub(crate) fn failure(id: &Value, code: i32, message: &str) -> Vec<u8> {
+pub(crate) fn failure(id: Option<&RawValue>, code: i32, message: &str) -> Vec<u8> {
     line(&Failure { jsonrpc: "2.0", id, error: ErrorObject { code, message } })
 }
-
-/// How every notification this server writes begins (field order is fixed by `Notification`).
-pub(crate) const NOTIFICATION_PREFIX: &[u8] = br#"{"jsonrpc":"2.0","method""#;
 
 pub(crate) fn notification(method: &str, params: &impl Serialize) -> Vec<u8> {
     line(&Notification { jsonrpc: "2.0", method, params })
@@ -211,11 +260,14 @@ mod tests {
         assert!(kind(r#"["2.0", 5, "ping"]"#).contains("batches"));
         assert!(kind(" []").contains("batches"));
         assert_eq!(kind("[1,"), "ParseError");
-        assert!(kind(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).contains("string or an integer"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).starts_with("Request"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#).contains("string or a number"));
         assert!(kind("3").contains("JSON object"));
-        assert!(kind(r#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#).contains("Number(4)"));
-        assert!(kind(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#).contains("string or an integer"));
-        assert!(kind(r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#).contains("id: Null"));
+        assert!(kind(r#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#).contains("RawValue(4)"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#).contains("string or a number"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#).contains("id: None"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":6,"method":"ping","method":"ping"}"#).contains("RawValue(6)"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#).contains("id: None"));
         assert!(kind(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).starts_with("Request"));
         assert!(kind(r#"{"jsonrpc":"2.0","method":"x"}"#).starts_with("Notification"));
         assert_eq!(kind(r#"{"jsonrpc":"2.0","id":9,"result":{}}"#), "Response");
@@ -226,9 +278,12 @@ mod tests {
 
     #[test]
     fn ids_are_echoed_exactly() {
-        let out = success(&json!("x-1"), &json!({}));
+        let id = |text: &str| RawValue::from_string(text.to_owned()).expect("JSON");
+        let out = success(&id("\"x-1\""), &json!({}));
         assert_eq!(out, b"{\"jsonrpc\":\"2.0\",\"id\":\"x-1\",\"result\":{}}\n");
-        let out = failure(&json!(7), -32601, "Method not found: x");
+        let out = success(&id("-0"), &json!({}));
+        assert_eq!(out, b"{\"jsonrpc\":\"2.0\",\"id\":-0,\"result\":{}}\n");
+        let out = failure(Some(&id("7")), -32601, "Method not found: x");
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32601,\"message\":\"Method not found: x\"}}\n"

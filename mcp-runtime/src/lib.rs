@@ -14,6 +14,7 @@ mod dispatch;
 mod envelope;
 mod jsonrpc;
 mod logging;
+mod outbox;
 mod output;
 mod request_id;
 mod schema;

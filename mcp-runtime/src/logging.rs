@@ -23,11 +23,15 @@ use crate::session::Session;
 /// `RUST_LOG` says otherwise), and [`client_log_layer`] so that `tracing` events inside a
 /// handler also reach the client. Call it once at the start of `main`; it does nothing if a
 /// subscriber is already installed.
+///
+/// Records are written by a thread of their own through a bounded queue: a client that pipes
+/// the server's stderr and never reads it cannot stop the server. While the queue is full,
+/// records are dropped, and a line says how many once stderr drains.
 pub fn init_stderr_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let stderr = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(|| Record(Vec::with_capacity(256)))
         .with_ansi(false)
         .event_format(CallFormat)
         .with_filter(filter);
@@ -74,17 +78,108 @@ where
     }
 }
 
-/// A `tracing` layer that forwards events emitted while a tool handler runs to that call's
-/// client as `notifications/message` (`logger` = the event's target), at or above the
-/// session's level. Add it to your own subscriber if you do not use
-/// [`init_stderr_logging`]. Outside a handler it is disabled and costs one thread-local read.
+/// Records waiting for the stderr thread, at most.
+const STDERR_QUEUE: usize = 4096;
+
+/// The stderr thread's queue.
+struct StderrQueue {
+    tx: std::sync::mpsc::SyncSender<Vec<u8>>,
+    /// Records sent and not yet written.
+    waiting: std::sync::atomic::AtomicUsize,
+    dropped: std::sync::atomic::AtomicU64,
+}
+
+static STDERR: std::sync::OnceLock<Option<StderrQueue>> = std::sync::OnceLock::new();
+
+fn stderr_queue() -> Option<&'static StderrQueue> {
+    STDERR
+        .get_or_init(|| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(STDERR_QUEUE);
+            let spawned = std::thread::Builder::new().name("mcp-stderr".into()).spawn(move || {
+                use std::io::Write as _;
+                use std::sync::atomic::Ordering;
+                let mut err = std::io::stderr();
+                for record in rx {
+                    let _ = err.write_all(&record);
+                    if let Some(queue) = STDERR.get().and_then(Option::as_ref) {
+                        let dropped = queue.dropped.swap(0, Ordering::Relaxed);
+                        if dropped > 0 {
+                            let _ =
+                                writeln!(err, "[mcp-runtime] {dropped} log records dropped: stderr was not being read");
+                        }
+                        queue.waiting.fetch_sub(1, Ordering::Release);
+                    }
+                }
+            });
+            spawned.ok().map(|_| StderrQueue {
+                tx,
+                waiting: std::sync::atomic::AtomicUsize::new(0),
+                dropped: std::sync::atomic::AtomicU64::new(0),
+            })
+        })
+        .as_ref()
+}
+
+/// One formatted record, sent to the stderr thread when dropped (or written directly when
+/// that thread could not start).
+struct Record(Vec<u8>);
+
+impl std::io::Write for Record {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for Record {
+    fn drop(&mut self) {
+        use std::sync::atomic::Ordering;
+        let record = std::mem::take(&mut self.0);
+        let Some(queue) = stderr_queue() else {
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), &record);
+            return;
+        };
+        queue.waiting.fetch_add(1, Ordering::AcqRel);
+        if queue.tx.try_send(record).is_err() {
+            queue.waiting.fetch_sub(1, Ordering::AcqRel);
+            queue.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Waits up to `limit` for the stderr thread to write what is queued.
+pub(crate) fn flush_stderr(limit: std::time::Duration) {
+    let Some(queue) = STDERR.get().and_then(Option::as_ref) else { return };
+    let end = std::time::Instant::now() + limit;
+    while queue.waiting.load(std::sync::atomic::Ordering::Acquire) > 0 && std::time::Instant::now() < end {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// A `tracing` layer that forwards to a call's client, as `notifications/message` (`logger` =
+/// the event's target), at or above the session's level, the events that the tool's own
+/// crate raises while its handler runs: `tracing::info!(…)` in the tool and in the modules
+/// of its crate it calls. Events of other crates (your dependencies, the runtime) never
+/// reach the client; they go to stderr only. Add the layer to your own subscriber if you do
+/// not use [`init_stderr_logging`]. Outside a handler it is disabled and costs one
+/// thread-local read.
 pub fn client_log_layer<S>() -> impl Layer<S> + Send + Sync + 'static
 where
     S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
 {
     ClientLog.with_filter(tracing_subscriber::filter::filter_fn(|meta| {
-        !meta.target().starts_with("mcp_runtime") && CURRENT.with(|c| c.borrow().is_some())
+        CURRENT.with(|c| c.borrow().as_ref().is_some_and(|scope| same_crate(meta.target(), scope.module)))
     }))
+}
+
+/// Whether a target (`crate::module`) is in the crate of `module`.
+fn same_crate(target: &str, module: &str) -> bool {
+    let krate = |path: &str| path.split("::").next().unwrap_or(path).to_owned();
+    krate(target) == krate(module)
 }
 
 struct ClientLog;
@@ -162,6 +257,8 @@ impl Visit for Fields {
 pub(crate) struct Scope {
     pub(crate) session: Arc<Session>,
     pub(crate) tool: &'static str,
+    /// Where the tool is defined (`module_path!()`).
+    pub(crate) module: &'static str,
     pub(crate) request_id: RequestId,
 }
 

@@ -42,6 +42,12 @@ pub struct ToolSpec {
     pub input: InputSpec,
     /// `#[tool(allow_unknown_args)]`: the input schema does not reject unknown keys.
     pub allow_unknown_args: bool,
+    /// The fn is not `async`: it may block, so it runs on a blocking thread, never on the
+    /// thread that reads requests.
+    pub blocking: bool,
+    /// The module the tool is defined in (`module_path!()`): `tracing` events from its crate,
+    /// raised while it runs, reach the client.
+    pub module: &'static str,
     /// The output schema, when the tool returns structured output.
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
     /// `#[tool(timeout_ms = ..)]`.
@@ -207,6 +213,7 @@ pub(crate) struct Options {
     pub(crate) max_in_flight: usize,
     pub(crate) max_queued_bytes: usize,
     pub(crate) eof_grace: Duration,
+    pub(crate) flush_grace: Duration,
     pub(crate) cancel_grace: Duration,
     pub(crate) default_timeout: Option<Duration>,
     pub(crate) strict_resolution: bool,
@@ -221,6 +228,7 @@ impl Default for Options {
             max_in_flight: 4096,
             max_queued_bytes: 4 * 1024 * 1024,
             eof_grace: Duration::from_secs(2),
+            flush_grace: Duration::from_secs(2),
             cancel_grace: Duration::from_millis(250),
             default_timeout: None,
             strict_resolution: false,
@@ -385,6 +393,14 @@ impl ServerBuilder {
     /// How long in-flight calls may finish after EOF on stdin (default 2 s).
     pub fn eof_grace(mut self, grace: Duration) -> Self {
         self.options.eof_grace = grace;
+        self
+    }
+
+    /// How long what is left to write may take after EOF and the calls' grace (default 2 s):
+    /// a client that closed its input but does not read its output cannot keep the server
+    /// alive.
+    pub fn flush_grace(mut self, grace: Duration) -> Self {
+        self.options.flush_grace = grace;
         self
     }
 

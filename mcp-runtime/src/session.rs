@@ -7,15 +7,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde::Serialize;
-use serde_json::value::RawValue;
-use serde_json::{Value, json};
-use tokio::sync::mpsc::UnboundedSender;
-
 use crate::context::{CancelState, LogLevel};
 use crate::dispatch::{self, CallRequest};
 use crate::jsonrpc::{self, Incoming, RpcError};
+use crate::outbox::Outbox;
 use crate::server::Shared;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
 
 /// Protocol revisions served, newest first.
 pub(crate) const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -24,11 +23,15 @@ pub(crate) const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2
 pub(crate) struct Session {
     pub(crate) shared: Arc<Shared>,
     /// Outgoing lines; `None` for in-process calls.
-    out: Option<UnboundedSender<Vec<u8>>>,
+    out: Option<Arc<Outbox>>,
+    /// Set by the first `initialize`; a second one is refused.
+    initialized: std::sync::atomic::AtomicBool,
     client_info: OnceLock<Value>,
     client_capabilities: OnceLock<Value>,
     log_level: AtomicU8,
-    in_flight: Mutex<HashMap<String, Arc<CancelState>>>,
+    /// Calls queued or running, by their id as sent: how a cancellation finds them, and how
+    /// a second call with the same id is refused.
+    in_flight: Mutex<HashMap<Box<str>, Arc<CancelState>>>,
 }
 
 /// What the reader should do with a line after the session looked at it.
@@ -40,17 +43,47 @@ pub(crate) enum Next {
     /// A `tools/call` to run in its own task. Its cancellation handle is registered
     /// already, so a `notifications/cancelled` on the next line finds it.
     Call {
-        id: Value,
+        id: Box<RawValue>,
         req: CallRequest,
         cancel: Arc<CancelState>,
     },
+    /// A request that cannot be served now: the transport keeps its line and hands it back
+    /// with [`Seen::Parked`] when it can.
+    Park(Parked),
+}
+
+/// What the transport can do for a request now.
+#[derive(Clone, Copy)]
+pub(crate) struct Admit {
+    /// Output is not congested: answers may be queued.
+    pub(crate) answer: bool,
+    /// A call may start (a slot is free and no call waits before it).
+    pub(crate) run: bool,
+    /// Calls that cannot start are refused (the queue is full).
+    pub(crate) refuse: bool,
+}
+
+/// Whether a line is new or comes back from the transport's queue.
+#[derive(Clone, Copy)]
+pub(crate) enum Seen {
+    Fresh,
+    Parked(Parked),
+}
+
+/// A parked request: whether it is a `tools/call` (it needs a slot to leave the queue) and
+/// whether its id is registered already (a cancellation finds it while it waits).
+#[derive(Clone, Copy)]
+pub(crate) struct Parked {
+    pub(crate) call: bool,
+    pub(crate) registered: bool,
 }
 
 impl Session {
-    pub(crate) fn new(shared: Arc<Shared>, out: Option<UnboundedSender<Vec<u8>>>) -> Self {
+    pub(crate) fn new(shared: Arc<Shared>, out: Option<Arc<Outbox>>) -> Self {
         Session {
             shared,
             out,
+            initialized: std::sync::atomic::AtomicBool::new(false),
             client_info: OnceLock::new(),
             client_capabilities: OnceLock::new(),
             log_level: AtomicU8::new(LogLevel::Info as u8),
@@ -75,10 +108,17 @@ impl Session {
         self.shared.state.get(&TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>())
     }
 
+    /// Queues an answer.
     pub(crate) fn send(&self, line: Vec<u8>) {
         if let Some(out) = &self.out {
-            // The writer is gone only when stdout failed; the failure was logged there.
-            let _ = out.send(line);
+            out.response(line);
+        }
+    }
+
+    /// Queues a notification; it is dropped while the client does not read its output.
+    fn notify(&self, line: Vec<u8>) {
+        if let Some(out) = &self.out {
+            out.notification(line);
         }
     }
 
@@ -97,77 +137,153 @@ impl Session {
         if !self.wants(level) {
             return;
         }
-        self.send(jsonrpc::notification("notifications/message", &Message { level, logger, data }));
+        self.notify(jsonrpc::notification("notifications/message", &Message { level, logger, data }));
     }
 
-    pub(crate) fn progress(&self, token: &Value, progress: f64, total: Option<f64>, message: Option<&str>) {
+    pub(crate) fn progress(&self, token: &RawValue, progress: f64, total: Option<f64>, message: Option<&str>) {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Params<'a> {
-            progress_token: &'a Value,
+            progress_token: &'a RawValue,
             progress: f64,
             #[serde(skip_serializing_if = "Option::is_none")]
             total: Option<f64>,
             #[serde(skip_serializing_if = "Option::is_none")]
             message: Option<&'a str>,
         }
-        self.send(jsonrpc::notification(
+        self.notify(jsonrpc::notification(
             "notifications/progress",
             &Params { progress_token: token, progress, total, message },
         ));
     }
 
-    /// Handles one line. Everything but `tools/call` is answered here, at once; a
-    /// `tools/call` is parsed here and handed back to run in its own task.
-    pub(crate) fn handle(&self, line: &[u8]) -> Next {
-        match jsonrpc::parse(line) {
-            Incoming::ParseError => self.send(jsonrpc::failure(&Value::Null, -32700, "Parse error")),
-            Incoming::Invalid { id, message } => self.send(jsonrpc::failure(&id, -32600, message)),
+    /// Handles one line. Notifications take effect at once; requests are answered here when
+    /// `admit` allows, except `tools/call`, which is parsed here and handed back to run in its
+    /// own task; what cannot be served now is handed back to be parked.
+    pub(crate) fn handle(&self, line: &[u8], admit: Admit, seen: Seen) -> Next {
+        let incoming = jsonrpc::parse(line);
+        let is_request = !matches!(incoming, Incoming::Notification { .. } | Incoming::Response);
+        if is_request && !admit.answer {
+            // Parked as it is; a call's id is registered so that a cancellation finds it.
+            let registered = match (&incoming, seen) {
+                (_, Seen::Parked(p)) => p.registered,
+                (Incoming::Request { id, method, .. }, Seen::Fresh) if method == "tools/call" => {
+                    self.register(id).is_some()
+                }
+                _ => false,
+            };
+            let call = matches!(&incoming, Incoming::Request { method, .. } if method == "tools/call");
+            return Next::Park(Parked { call, registered });
+        }
+        match incoming {
+            Incoming::ParseError => self.send(jsonrpc::failure(None, -32700, "Parse error")),
+            Incoming::Invalid { id, message } => self.send(jsonrpc::failure(id.as_deref(), -32600, &message)),
             Incoming::Response => tracing::debug!("ignoring a response that matches no request of this server"),
-            Incoming::Notification { method, params } => self.notification(&method, value(params)),
+            Incoming::Notification { method, params } => self.notification(&method, params),
+            Incoming::Request { id, method, params } if method == "tools/call" => {
+                return self.call(id, params, admit, seen);
+            }
             Incoming::Request { id, method, params } => {
                 let answer = match &*method {
-                    "tools/call" => match call_request(params) {
-                        Ok(req) => {
-                            let cancel = Arc::new(CancelState::default());
-                            self.in_flight
-                                .lock()
-                                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                .insert(id.to_string(), Arc::clone(&cancel));
-                            return Next::Call { id, req, cancel };
-                        }
-                        Err(e) => Err(e),
-                    },
-                    "initialize" => self.initialize(value(params)).map(|r| jsonrpc::success(&id, &r)),
-                    "ping" => Ok(jsonrpc::success(&id, &json!({}))),
-                    "tools/list" => self.list(value(params).as_ref()).map(|page| jsonrpc::success(&id, &page)),
+                    "initialize" => self.initialize(value(params)).map(|r| jsonrpc::success(id, &r)),
+                    "ping" => Ok(jsonrpc::success(id, &json!({}))),
+                    "tools/list" => self.list(value(params).as_ref()).map(|page| jsonrpc::success(id, &page)),
                     "logging/setLevel" => {
-                        self.set_level(value(params).as_ref()).map(|()| jsonrpc::success(&id, &json!({})))
+                        self.set_level(value(params).as_ref()).map(|()| jsonrpc::success(id, &json!({})))
                     }
                     other => Err(RpcError {
                         code: -32601,
                         message: format!("Method not found: {}", dispatch::display_name(other)),
                     }),
                 };
-                self.send(answer.unwrap_or_else(|e| jsonrpc::failure(&id, e.code, &e.message)));
+                self.send(answer.unwrap_or_else(|e| jsonrpc::failure(Some(id), e.code, &e.message)));
             }
         }
         Next::Done
     }
 
-    fn notification(&self, method: &str, params: Option<Value>) {
+    /// A `tools/call`: registered under its id (a second call with an id in use is refused),
+    /// then run, parked or refused as `admit` says.
+    fn call(&self, id: &RawValue, params: Option<&RawValue>, admit: Admit, seen: Seen) -> Next {
+        let cancel = match seen {
+            Seen::Parked(Parked { registered: true, .. }) => {
+                let found = self.in_flight_map().get(id.get()).cloned();
+                match found {
+                    Some(cancel) if !cancel.is_cancelled() => cancel,
+                    _ => {
+                        // Cancelled while it waited: it never runs, and nothing is sent.
+                        self.in_flight_map().remove(id.get());
+                        tracing::debug!(request = id.get(), "call cancelled before it started; not run");
+                        return Next::Done;
+                    }
+                }
+            }
+            _ => {
+                let Some(cancel) = self.register(id) else {
+                    let message = format!(
+                        "Invalid request: id {} is already in use by a call in progress; send each request with a new id",
+                        shown_id(id)
+                    );
+                    self.send(jsonrpc::failure(Some(id), -32600, &message));
+                    return Next::Done;
+                };
+                if !admit.run {
+                    if admit.refuse {
+                        self.in_flight_map().remove(id.get());
+                        let answer = match call_request(params) {
+                            Ok(req) => jsonrpc::success(id, &dispatch::busy(self, &req.name)),
+                            Err(e) => jsonrpc::failure(Some(id), e.code, &e.message),
+                        };
+                        self.send(answer);
+                        return Next::Done;
+                    }
+                    return Next::Park(Parked { call: true, registered: true });
+                }
+                cancel
+            }
+        };
+        match call_request(params) {
+            Ok(req) => Next::Call { id: id.to_owned(), req, cancel },
+            Err(e) => {
+                self.in_flight_map().remove(id.get());
+                self.send(jsonrpc::failure(Some(id), e.code, &e.message));
+                Next::Done
+            }
+        }
+    }
+
+    fn in_flight_map(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Arc<CancelState>>> {
+        self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Registers a call's cancellation handle under its id; `None` when the id is in use.
+    fn register(&self, id: &RawValue) -> Option<Arc<CancelState>> {
+        let mut map = self.in_flight_map();
+        if map.contains_key(id.get()) {
+            return None;
+        }
+        let cancel = Arc::new(CancelState::default());
+        map.insert(id.get().into(), Arc::clone(&cancel));
+        Some(cancel)
+    }
+
+    fn notification(&self, method: &str, params: Option<&RawValue>) {
+        #[derive(serde::Deserialize)]
+        struct Cancelled<'a> {
+            #[serde(borrow, rename = "requestId")]
+            request_id: &'a RawValue,
+        }
         match method {
             "notifications/cancelled" => {
-                let Some(id) = params.as_ref().and_then(|p| p.get("requestId")) else {
+                let Some(Cancelled { request_id }) = params.and_then(|p| serde_json::from_str(p.get()).ok()) else {
                     tracing::debug!("notifications/cancelled without a requestId");
                     return;
                 };
-                let key = id.to_string();
-                let found = self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key).cloned();
+                let found = self.in_flight_map().get(request_id.get()).cloned();
                 if let Some(cancel) = found {
                     cancel.cancel();
                 } else {
-                    tracing::debug!(request = %key, "cancel for an unknown or finished request; ignored");
+                    tracing::debug!(request = request_id.get(), "cancel for an unknown or finished request; ignored");
                 }
             }
             "notifications/initialized" => tracing::debug!("client initialized"),
@@ -180,6 +296,12 @@ impl Session {
         let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
             return Err(RpcError::invalid_params("Invalid params: initialize needs `protocolVersion` (a string)"));
         };
+        if self.initialized.swap(true, Ordering::AcqRel) {
+            return Err(RpcError {
+                code: -32600,
+                message: "Invalid request: the session is already initialized; initialize is sent once".into(),
+            });
+        }
         let version = SUPPORTED_VERSIONS.iter().find(|v| **v == requested).copied().unwrap_or(SUPPORTED_VERSIONS[0]);
         if let Some(info) = params.get("clientInfo") {
             let _ = self.client_info.set(info.clone());
@@ -228,8 +350,7 @@ impl Session {
     }
 
     /// Runs one `tools/call` to its answer (in its own task), unless the client cancels it.
-    pub(crate) async fn run_call(self: Arc<Self>, id: Value, req: CallRequest, cancel: Arc<CancelState>) {
-        let key = id.to_string();
+    pub(crate) async fn run_call(self: Arc<Self>, id: Box<RawValue>, req: CallRequest, cancel: Arc<CancelState>) {
         let fut = dispatch::call(&self, req, Arc::clone(&cancel));
         tokio::pin!(fut);
         let outcome = tokio::select! {
@@ -242,14 +363,23 @@ impl Session {
             // returns is dropped.
             let _ = tokio::time::timeout(self.shared.options.cancel_grace, &mut fut).await;
         }
-        self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
+        self.in_flight_map().remove(id.get());
         // A cancel that arrived while the result was being built still wins: once the client
         // cancelled, nothing more is sent for this id.
         match outcome.filter(|_| !cancel.is_cancelled()) {
             Some(Ok(result)) => self.send(jsonrpc::success(&id, &result)),
-            Some(Err(e)) => self.send(jsonrpc::failure(&id, e.code, &e.message)),
-            None => tracing::debug!(request = %key, "call cancelled by the client; no response sent"),
+            Some(Err(e)) => self.send(jsonrpc::failure(Some(&id), e.code, &e.message)),
+            None => tracing::debug!(request = id.get(), "call cancelled by the client; no response sent"),
         }
+    }
+}
+
+/// An id as a message shows it: cut at 64 characters.
+fn shown_id(id: &RawValue) -> String {
+    let text = id.get();
+    match text.char_indices().nth(64) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
     }
 }
 
@@ -284,18 +414,33 @@ fn call_request(params: Option<&RawValue>) -> Result<CallRequest, RpcError> {
         Some(args) if jsonrpc::is_object(args) => Some(serde_json::from_str::<Value>(args.get()).map_err(|_| shape())?),
         Some(_) => return Err(RpcError::invalid_params("Invalid params: `arguments` must be an object")),
     };
-    let progress_token = match raw.meta.map(|m| serde_json::from_str::<Value>(m.get())) {
+    let progress_token = match raw.meta {
         None => None,
-        Some(Ok(Value::Object(meta))) => match meta.get("progressToken") {
-            None => None,
-            Some(t @ Value::String(_)) => Some(t.clone()),
-            Some(t @ Value::Number(n)) if n.is_i64() || n.is_u64() => Some(t.clone()),
-            Some(_) => {
-                return Err(RpcError::invalid_params(
-                    "Invalid params: `_meta.progressToken` must be a string or an integer",
-                ));
+        Some(meta) if jsonrpc::is_object(meta) => {
+            #[derive(serde::Deserialize)]
+            struct Meta<'a> {
+                #[serde(default, borrow, rename = "progressToken", deserialize_with = "jsonrpc::present")]
+                token: Option<&'a RawValue>,
             }
-        },
+            let meta: Meta<'_> = serde_json::from_str(meta.get()).map_err(|_| shape())?;
+            match meta.token {
+                None => None,
+                Some(token) => match jsonrpc::valid_id(token) {
+                    Ok(token) => Some(token.to_owned()),
+                    Err(_) if token.get().len() > jsonrpc::MAX_ID_BYTES => {
+                        return Err(RpcError::invalid_params(format!(
+                            "Invalid params: `_meta.progressToken` is longer than {} bytes",
+                            jsonrpc::MAX_ID_BYTES
+                        )));
+                    }
+                    Err(_) => {
+                        return Err(RpcError::invalid_params(
+                            "Invalid params: `_meta.progressToken` must be a string or a number",
+                        ));
+                    }
+                },
+            }
+        }
         Some(_) => return Err(RpcError::invalid_params("Invalid params: `_meta` must be an object")),
     };
     Ok(CallRequest { name, arguments, progress_token })

@@ -1,27 +1,35 @@
-//! stdio: newline-delimited JSON-RPC in and out, in one loop. The reader caps line length
-//! without buffering an oversized line, runs each `tools/call` until it first waits and
-//! then in its own task, and on EOF gives in-flight calls their grace before it flushes and
-//! returns.
+//! stdio: newline-delimited JSON-RPC in and out, in one loop that reads lines, starts calls
+//! and writes answers. It never runs a handler itself: every call runs in its own task
+//! (blocking handlers on the blocking pool), so the loop always reads on, and a cancellation
+//! or EOF is seen whatever the handlers do.
 //!
-//! Memory stays bounded whatever the client does. Reading pauses while 64 KiB of answers
-//! wait to be written (a client that does not read its output is not answered faster than
-//! it reads). Calls beyond the in-flight cap wait in a queue, and reading goes on (so a
-//! cancellation still arrives) until the queued calls' lines add up to the line cap.
+//! Memory stays bounded by the configured limits whatever the client does:
+//! - answers: while 64 KiB wait to be written, requests are not served but parked, and
+//!   notifications beyond the session's budget are dropped (see `outbox`);
+//! - calls beyond the in-flight cap wait in a queue as the bytes of their lines (not parsed),
+//!   up to `max_queued_bytes`; past that a call is refused at once as `server_busy`
+//!   (retryable). Reading stops only when the queue is full *and* output is congested;
+//! - ids and progress tokens are at most 4 KiB each.
+//!
+//! On EOF, calls get `eof_grace` to finish, then what is left to write gets `flush_grace`,
+//! then the loop returns, written or not.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::Duration;
 
-use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
+use tokio::time::Instant;
 
 use crate::jsonrpc;
+use crate::outbox::{self, Outbox};
 use crate::server::{Error, Server};
-use crate::session::{Next, Session};
+use crate::session::{Admit, Next, Parked, Seen, Session};
 
 const BUFFER: usize = 64 * 1024;
-/// The pause between flushing notifications and writing a response that follows them.
-const NOTIFICATION_GAP: std::time::Duration = std::time::Duration::from_millis(2);
+/// The pause between writing notifications and writing a response that follows them.
+const NOTIFICATION_GAP: Duration = Duration::from_millis(2);
 
 impl Server {
     /// Serves on stdin/stdout until EOF on stdin. Logs go to stderr.
@@ -31,126 +39,142 @@ impl Server {
     /// terminal, a file) through tokio's blocking stdio.
     pub async fn serve_stdio(self) -> Result<(), Error> {
         let (input, output) = stdio()?;
-        self.serve(input, output).await
+        let served = self.serve(input, output).await;
+        crate::logging::flush_stderr(Duration::from_millis(500));
+        served
     }
 
     /// Serves newline-delimited JSON-RPC on any byte streams until EOF on `input`.
-    ///
-    /// One loop reads lines and writes what the session queued, so an answer computed on
-    /// the reader's turn goes out without waking another task.
     pub async fn serve<R, W>(self, input: R, output: W) -> Result<(), Error>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let options = self.shared.options.clone();
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let session = Arc::new(Session::new(Arc::clone(&self.shared), Some(tx)));
-        let slots = Arc::new(Semaphore::new(options.max_in_flight));
+        let outbox = Arc::new(Outbox::default());
+        let session = Arc::new(Session::new(Arc::clone(&self.shared), Some(Arc::clone(&outbox))));
         let mut calls = JoinSet::new();
         let mut lines = LineReader::new(input, options.max_line_bytes);
         let mut out = Outgoing::new(output);
-        // Calls read while every slot was taken, with the bytes of their lines.
-        let mut queued = Queue::default();
-        // Set at EOF: until then in-flight calls may finish.
-        let mut grace_end: Option<tokio::time::Instant> = None;
+        let mut queue = Queue::default();
+        // Set at EOF: in-flight calls may finish until then.
+        let mut grace_end: Option<Instant> = None;
+        // Set when the grace is over: what is left to write may go out until then.
+        let mut flush_end: Option<Instant> = None;
 
         loop {
-            if grace_end.is_some() && calls.is_empty() && queued.is_empty() && rx.is_empty() && out.is_idle() {
+            outbox.take(BUFFER.saturating_sub(out.backlog()), |line| out.push(line));
+            // Parked requests go first, in order, as soon as they can be served.
+            while let Some(parked) = queue.front() {
+                let congested = out.backlog() + outbox.bytes() >= BUFFER;
+                if congested || (parked.call && calls.len() >= options.max_in_flight) {
+                    break;
+                }
+                let (line, parked) = queue.pop();
+                let admit = Admit { answer: true, run: true, refuse: false };
+                if let Next::Call { id, req, cancel } = session.handle(&line, admit, Seen::Parked(parked)) {
+                    calls.spawn(Arc::clone(&session).run_call(id, req, cancel));
+                }
+            }
+            let settled = calls.is_empty() && queue.is_empty();
+            if grace_end.is_some() && settled && outbox.bytes() == 0 && out.is_idle() {
                 break;
             }
+            if let Some(end) = grace_end
+                && flush_end.is_none()
+                && (settled || Instant::now() >= end)
+            {
+                if !settled {
+                    let unfinished = calls.len() + queue.len();
+                    tracing::warn!(unfinished, grace = ?options.eof_grace, "EOF grace over; dropping unfinished calls");
+                    queue = Queue::default();
+                    calls.abort_all();
+                }
+                flush_end = Some(Instant::now() + options.flush_grace);
+            }
+            if flush_end.is_some_and(|end| Instant::now() >= end) {
+                tracing::warn!(
+                    unsent = out.backlog() + outbox.bytes(),
+                    "output not read within the flush grace; exiting"
+                );
+                break;
+            }
+
+            let congested = out.backlog() + outbox.bytes() >= BUFFER;
+            let queue_full = queue.bytes >= options.max_queued_bytes;
+            let read = grace_end.is_none() && !(congested && queue_full);
             let gate = out.gate();
-            let read = grace_end.is_none() && out.backlog() < BUFFER && queued.bytes < options.max_queued_bytes;
+            let deadline = flush_end.or(grace_end.filter(|_| !settled));
             tokio::select! {
                 biased;
+                written = out.write(), if out.has_work() => written?,
+                () = outbox.ready() => {}
+                Some(_) = calls.join_next(), if !calls.is_empty() => {}
+                () = tokio::time::sleep_until(gate.unwrap_or_else(Instant::now)), if gate.is_some() => out.release(),
                 line = lines.next(), if read => match line {
-                    Ok(Line::Eof) => grace_end = Some(tokio::time::Instant::now() + options.eof_grace),
+                    Ok(Line::Eof) => grace_end = Some(Instant::now() + options.eof_grace),
                     Ok(Line::TooLong) => session.send(jsonrpc::failure(
-                        &Value::Null,
+                        None,
                         -32600,
                         &format!("Invalid request: line longer than {} bytes", options.max_line_bytes),
                     )),
                     Ok(Line::Blank) => {}
                     Ok(Line::Data) => {
-                        if let Next::Call { id, req, cancel } = session.handle(lines.current()) {
-                            let call = Box::pin(Arc::clone(&session).run_call(id, req, cancel));
-                            match Arc::clone(&slots).try_acquire_owned() {
-                                Ok(slot) if queued.is_empty() => start(call, slot, &mut calls).await,
-                                _ => queued.push(call, lines.current().len()),
+                        let admit = Admit {
+                            answer: !congested,
+                            run: queue.is_empty() && calls.len() < options.max_in_flight,
+                            refuse: queue_full,
+                        };
+                        match session.handle(lines.current(), admit, Seen::Fresh) {
+                            Next::Call { id, req, cancel } => {
+                                calls.spawn(Arc::clone(&session).run_call(id, req, cancel));
                             }
+                            Next::Park(parked) => queue.push(lines.current(), parked),
+                            Next::Done => {}
                         }
                     }
                     Err(e) => {
                         tracing::error!(error = %e, "reading stdin failed; shutting down");
-                        grace_end = Some(tokio::time::Instant::now() + options.eof_grace);
+                        grace_end = Some(Instant::now() + options.eof_grace);
                     }
                 },
-                Some(line) = rx.recv() => {
-                    out.push(line);
-                    while let Ok(line) = rx.try_recv() {
-                        out.push(line);
-                    }
-                }
-                written = out.write(), if out.has_work() => written?,
-                () = tokio::time::sleep_until(gate.unwrap_or_else(tokio::time::Instant::now)), if gate.is_some() => {
-                    out.release();
-                }
-                Ok(slot) = Arc::clone(&slots).acquire_owned(), if !queued.is_empty() => {
-                    if let Some(call) = queued.pop() {
-                        start(call, slot, &mut calls).await;
-                    }
-                }
-                Some(_) = calls.join_next(), if !calls.is_empty() => {}
-                () = tokio::time::sleep_until(grace_end.unwrap_or_else(tokio::time::Instant::now)),
-                    if grace_end.is_some() && !(calls.is_empty() && queued.is_empty()) =>
-                {
-                    let unfinished = calls.len() + queued.calls.len();
-                    tracing::warn!(unfinished, grace = ?options.eof_grace, "EOF grace over; dropping unfinished calls");
-                    queued = Queue::default();
-                    calls.shutdown().await;
-                }
+                () = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {}
             }
         }
         Ok(())
     }
 }
 
-type Call = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
-
-/// Runs a call here until it first waits: most calls never do, and are answered without a
-/// hand-off to another task. One that waits continues in its own task, holding its slot, so
-/// it blocks nothing.
-async fn start(mut call: Call, slot: tokio::sync::OwnedSemaphorePermit, calls: &mut JoinSet<()>) {
-    let first = std::future::poll_fn(|cx| std::task::Poll::Ready(call.as_mut().poll(cx)));
-    if first.await.is_pending() {
-        calls.spawn(async move {
-            let _slot = slot;
-            call.await;
-        });
-    }
-}
-
-/// Calls waiting for a slot, oldest first, with the length of the lines they came from.
+/// Requests that could not be served when they were read, oldest first: the bytes of their
+/// lines (never parsed arguments), and what the session said of them.
 #[derive(Default)]
 struct Queue {
-    calls: std::collections::VecDeque<(Call, usize)>,
+    lines: VecDeque<(Box<[u8]>, Parked)>,
     bytes: usize,
 }
 
 impl Queue {
     fn is_empty(&self) -> bool {
-        self.calls.is_empty()
+        self.lines.is_empty()
     }
 
-    fn push(&mut self, call: Call, bytes: usize) {
-        self.calls.push_back((call, bytes));
-        self.bytes += bytes;
+    fn len(&self) -> usize {
+        self.lines.len()
     }
 
-    fn pop(&mut self) -> Option<Call> {
-        let (call, bytes) = self.calls.pop_front()?;
-        self.bytes -= bytes;
-        Some(call)
+    fn front(&self) -> Option<Parked> {
+        self.lines.front().map(|(_, p)| *p)
+    }
+
+    fn push(&mut self, line: &[u8], parked: Parked) {
+        self.bytes += line.len();
+        self.lines.push_back((line.into(), parked));
+    }
+
+    fn pop(&mut self) -> (Box<[u8]>, Parked) {
+        let (line, parked) = self.lines.pop_front().unwrap_or_else(|| unreachable!("popped after front()"));
+        self.bytes -= line.len();
+        (line, parked)
     }
 }
 
@@ -210,10 +234,11 @@ fn stdio() -> std::io::Result<(Input, Output)> {
 /// What is waiting to be written, in order. Writes are single `write` calls, so the loop
 /// can read between them.
 ///
-/// Notifications followed by a response are written on their own, and the response (with
-/// what follows it) is held back a moment: the TypeScript SDK client handles notifications
-/// in a microtask but responses at once, so progress that arrives in the same read as its
-/// response is dropped as "unknown token". Calls that send nothing pay nothing.
+/// A response that follows notifications is held back a moment: the TypeScript SDK client
+/// handles notifications in a microtask but responses at once, so progress that arrives in
+/// the same read as its response is dropped as "unknown token". Held responses wait until
+/// everything queued before them is written, then one gap, and go out together: one gap per
+/// burst, not per response. Calls that send nothing pay nothing.
 struct Outgoing<W> {
     sink: W,
     pending: Vec<u8>,
@@ -222,9 +247,10 @@ struct Outgoing<W> {
     /// `pending` holds a notification.
     pending_notifies: bool,
     /// When the last write carrying a notification finished.
-    notified_at: Option<tokio::time::Instant>,
-    /// Lines held back until the gap after notifications has passed.
-    held: std::collections::VecDeque<Vec<u8>>,
+    notified_at: Option<Instant>,
+    /// Responses held back, with when they may go (`None`: once what is pending is out).
+    held: VecDeque<(Vec<u8>, Option<Instant>)>,
+    held_bytes: usize,
 }
 
 impl<W: AsyncWrite + Unpin> Outgoing<W> {
@@ -236,20 +262,21 @@ impl<W: AsyncWrite + Unpin> Outgoing<W> {
             needs_flush: false,
             pending_notifies: false,
             notified_at: None,
-            held: std::collections::VecDeque::new(),
+            held: VecDeque::new(),
+            held_bytes: 0,
         }
     }
 
-    fn push(&mut self, line: Vec<u8>) {
-        let notification = line.starts_with(jsonrpc::NOTIFICATION_PREFIX);
-        let after_notifications =
-            self.pending_notifies || self.notified_at.is_some_and(|at| at.elapsed() < NOTIFICATION_GAP);
-        if !self.held.is_empty() || (!notification && after_notifications) {
-            self.held.push_back(line);
+    fn push(&mut self, line: outbox::Line) {
+        let recent = self.notified_at.filter(|at| at.elapsed() < NOTIFICATION_GAP);
+        if !line.notification && (self.pending_notifies || recent.is_some()) {
+            let ready = if self.pending_notifies { None } else { recent.map(|at| at + NOTIFICATION_GAP) };
+            self.held_bytes += line.bytes.len();
+            self.held.push_back((line.bytes, ready));
             return;
         }
-        self.pending.extend_from_slice(&line);
-        self.pending_notifies |= notification;
+        self.pending.extend_from_slice(&line.bytes);
+        self.pending_notifies |= line.notification;
     }
 
     fn has_work(&self) -> bool {
@@ -262,7 +289,7 @@ impl<W: AsyncWrite + Unpin> Outgoing<W> {
 
     /// Bytes waiting to be written, held-back lines included.
     fn backlog(&self) -> usize {
-        self.pending.len() - self.written + self.held.iter().map(Vec::len).sum::<usize>()
+        self.pending.len() - self.written + self.held_bytes
     }
 
     /// One write (or the flush after the last one).
@@ -283,22 +310,30 @@ impl<W: AsyncWrite + Unpin> Outgoing<W> {
         self.sink.flush().await?;
         self.needs_flush = false;
         if std::mem::take(&mut self.pending_notifies) {
-            self.notified_at = Some(tokio::time::Instant::now());
+            let now = Instant::now();
+            self.notified_at = Some(now);
+            // Everything queued before the held responses is out: their gap starts now.
+            for (_, ready) in &mut self.held {
+                ready.get_or_insert(now + NOTIFICATION_GAP);
+            }
         }
         Ok(())
     }
 
-    /// When held-back lines may go: once everything before them is out, the gap after the
-    /// last notifications has passed.
-    fn gate(&self) -> Option<tokio::time::Instant> {
-        (!self.held.is_empty() && !self.has_work())
-            .then(|| self.notified_at.map_or_else(tokio::time::Instant::now, |at| at + NOTIFICATION_GAP))
+    /// When the first held response may go.
+    fn gate(&self) -> Option<Instant> {
+        self.held.front().and_then(|(_, ready)| *ready)
     }
 
+    /// Moves every held response whose gap has passed to the lines being written.
     fn release(&mut self) {
-        self.notified_at = None;
-        for line in std::mem::take(&mut self.held) {
-            self.push(line);
+        let now = Instant::now();
+        while let Some((_, Some(ready))) = self.held.front()
+            && *ready <= now
+        {
+            let Some((line, _)) = self.held.pop_front() else { break };
+            self.held_bytes -= line.len();
+            self.pending.extend_from_slice(&line);
         }
     }
 }

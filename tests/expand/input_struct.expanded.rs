@@ -470,6 +470,8 @@ const _: () = {
                     ::mcp_runtime::schemars::SchemaGenerator::root_schema_for::<Query>,
                 ),
                 allow_unknown_args: false,
+                blocking: false,
+                module: "macrotest001",
                 output_schema: __mcp_output_schema,
                 contract: {
                     #[allow(unused_imports)]

@@ -431,6 +431,8 @@ const _: () = {
                     >,
                 ),
                 allow_unknown_args: false,
+                blocking: true,
+                module: "macrotest003",
                 output_schema: __mcp_output_schema,
                 contract: &[],
                 call: __mcp_call,

@@ -418,6 +418,8 @@ const _: () = {
                     >,
                 ),
                 allow_unknown_args: false,
+                blocking: false,
+                module: "macrotest005",
                 output_schema: __mcp_output_schema,
                 contract: <FetchItemError as ::mcp_runtime::Contract>::ENTRIES,
                 call: __mcp_call,

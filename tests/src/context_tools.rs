@@ -57,3 +57,27 @@ pub(crate) async fn wait_cancel(ctx: &Ctx) -> String {
     eprintln!("cleanup ran for {}", ctx.request_id());
     "cancelled".into()
 }
+
+/// A source error whose text must never reach the client.
+#[derive(Debug)]
+struct SecretSource;
+
+impl std::fmt::Display for SecretSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("secret source detail")
+    }
+}
+
+impl std::error::Error for SecretSource {}
+
+/// Logs three ways while it runs: through `ctx`, through `tracing` in this crate (with a
+/// `ToolError` whose source must not show), and through `tracing` under another crate's target
+/// (as a dependency would). Only the first two reach the client.
+#[tool]
+pub(crate) fn log_sources(ctx: &Ctx) -> &'static str {
+    ctx.info("ctx event");
+    tracing::info!(target: "some_dependency::pool", "dependency event");
+    let err = ToolError::internal("lookup failed").with_source(SecretSource);
+    tracing::warn!(error = ?err, "author event");
+    "logged"
+}

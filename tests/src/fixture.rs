@@ -401,6 +401,7 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .tool(crate::context_tools::work)
         .tool(crate::context_tools::whoami)
         .tool(crate::context_tools::wait_cancel)
+        .tool(crate::context_tools::log_sources)
         .policy(|req| (req.tool == "admin_reset").then(|| Refusal::because("requires an operator session")))
         .strict_resolution(strict)
 }

@@ -1,0 +1,120 @@
+//! What a session has to send, waiting for its transport: responses and notifications as
+//! JSON-RPC lines, in order. Handlers push from any thread; the transport takes them when it
+//! can write.
+//!
+//! Bounded whatever the client does: responses are never dropped (there is at most one per
+//! request, and requests stop being read while output is congested), but notifications
+//! (progress, log messages) are dropped while more than [`NOTIFICATION_BUDGET`] bytes wait, so
+//! a handler that reports in a tight loop to a client that does not read cannot grow the
+//! server. Dropped notifications are counted and logged.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use tokio::sync::Notify;
+
+/// Bytes of waiting lines above which notifications are dropped.
+pub(crate) const NOTIFICATION_BUDGET: usize = 1024 * 1024;
+
+/// One line to write, and whether it is a notification.
+pub(crate) struct Line {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) notification: bool,
+}
+
+#[derive(Default)]
+pub(crate) struct Outbox {
+    inner: Mutex<Inner>,
+    ready: Notify,
+}
+
+#[derive(Default)]
+struct Inner {
+    lines: VecDeque<Line>,
+    bytes: usize,
+    /// Notifications dropped since the last report.
+    dropped: u64,
+}
+
+impl Outbox {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Queues a response (or an error answer): never dropped.
+    pub(crate) fn response(&self, bytes: Vec<u8>) {
+        let mut inner = self.lock();
+        inner.bytes += bytes.len();
+        inner.lines.push_back(Line { bytes, notification: false });
+        drop(inner);
+        self.ready.notify_one();
+    }
+
+    /// Queues a notification, unless the budget is spent; whether it was queued.
+    pub(crate) fn notification(&self, bytes: Vec<u8>) -> bool {
+        let mut inner = self.lock();
+        if inner.bytes + bytes.len() > NOTIFICATION_BUDGET {
+            inner.dropped += 1;
+            if inner.dropped == 1 {
+                tracing::warn!(
+                    target: "mcp_runtime::transport",
+                    waiting = inner.bytes,
+                    "the client is not reading fast enough: dropping notifications until it catches up"
+                );
+            }
+            return false;
+        }
+        inner.bytes += bytes.len();
+        inner.lines.push_back(Line { bytes, notification: true });
+        drop(inner);
+        self.ready.notify_one();
+        true
+    }
+
+    /// Bytes waiting.
+    pub(crate) fn bytes(&self) -> usize {
+        self.lock().bytes
+    }
+
+    /// Takes every waiting line, oldest first, into `into` while it holds fewer than `room`
+    /// bytes.
+    pub(crate) fn take(&self, room: usize, mut into: impl FnMut(Line)) {
+        let mut inner = self.lock();
+        let mut taken = 0;
+        while taken < room {
+            let Some(line) = inner.lines.pop_front() else { break };
+            inner.bytes -= line.bytes.len();
+            taken += line.bytes.len();
+            into(line);
+        }
+        if inner.lines.is_empty() && inner.dropped > 0 {
+            let dropped = std::mem::take(&mut inner.dropped);
+            tracing::warn!(target: "mcp_runtime::transport", dropped, "the client caught up; notifications were dropped meanwhile");
+        }
+    }
+
+    /// Waits until a line is queued (returns at once if one was queued since the last wait).
+    pub(crate) async fn ready(&self) {
+        self.ready.notified().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notifications_are_dropped_past_the_budget_and_responses_never() {
+        let outbox = Outbox::default();
+        let big = vec![b'x'; NOTIFICATION_BUDGET / 2];
+        assert!(outbox.notification(big.clone()));
+        assert!(outbox.notification(big.clone()));
+        assert!(!outbox.notification(vec![b'y'; 10]));
+        outbox.response(big.clone());
+        assert_eq!(outbox.bytes(), 3 * big.len());
+        let mut kinds = Vec::new();
+        outbox.take(usize::MAX, |line| kinds.push(line.notification));
+        assert_eq!(kinds, [true, true, false]);
+        assert_eq!(outbox.bytes(), 0);
+    }
+}
