@@ -58,18 +58,6 @@ pub(crate) async fn wait_cancel(ctx: &Ctx) -> String {
     "cancelled".into()
 }
 
-/// A source error whose text must never reach the client.
-#[derive(Debug)]
-struct SecretSource;
-
-impl std::fmt::Display for SecretSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("secret source detail")
-    }
-}
-
-impl std::error::Error for SecretSource {}
-
 /// Logs three ways while it runs: through `ctx`, through `tracing` in this crate (with a
 /// `ToolError` whose source must not show), and through `tracing` under another crate's target
 /// (as a dependency would). Only the first two reach the client.
@@ -77,7 +65,8 @@ impl std::error::Error for SecretSource {}
 pub(crate) fn log_sources(ctx: &Ctx) -> &'static str {
     ctx.info("ctx event");
     tracing::info!(target: "some_dependency::pool", "dependency event");
-    let err = ToolError::internal("lookup failed").with_source(SecretSource);
+    // The source's `Debug` and `Display` both show the secret: neither may reach the client.
+    let err = ToolError::internal("lookup failed").with_source(std::io::Error::other("secret source detail"));
     tracing::warn!(error = ?err, "author event");
     "logged"
 }
