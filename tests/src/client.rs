@@ -1,7 +1,7 @@
 //! A minimal JSON-RPC client over a child process's stdio, for tests.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -14,12 +14,39 @@ pub struct Client {
     lines: mpsc::Receiver<String>,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
     next_id: i64,
+    /// stdout, kept open but not read yet (see [`Pipes::stdout_unread`]), with the sender
+    /// its reader will feed `lines` through.
+    unread_stdout: Option<(ChildStdout, mpsc::Sender<String>)>,
+    /// stderr, held open and never read (see [`Pipes::stderr_unread`]).
+    _unread_stderr: Option<ChildStderr>,
+    /// Feeds a thread that writes to stdin (see [`Pipes::stdin_thread`]).
+    feeder: Option<mpsc::Sender<Vec<u8>>>,
+}
+
+/// How [`Client::spawn_with`] handles the child's pipes. The default is what
+/// [`Client::spawn`] does: stdout and stderr are drained by threads, stdin is written
+/// directly.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pipes {
+    /// Do not read stdout: the pipe stays open and fills up. Start reading with
+    /// [`Client::read_stdout`], or take it with [`Client::take_stdout`].
+    pub stdout_unread: bool,
+    /// Never read stderr: the pipe stays open and fills up ([`Client::stderr`] stays empty).
+    pub stderr_unread: bool,
+    /// Write stdin from a thread: `send*` never block, even when the server stops reading.
+    /// [`Client::close_stdin`] closes it once everything sent before was written.
+    pub stdin_thread: bool,
 }
 
 impl Client {
     /// Spawns a server binary (pass `env!("CARGO_BIN_EXE_fixture-server")`) with extra
     /// environment variables.
     pub fn spawn(path: &str, env: &[(&str, &str)]) -> Client {
+        Client::spawn_with(path, env, Pipes::default())
+    }
+
+    /// [`Client::spawn`], with the pipes handled as `pipes` says.
+    pub fn spawn_with(path: &str, env: &[(&str, &str)], pipes: Pipes) -> Client {
         let mut cmd = Command::new(path);
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         for (k, v) in env {
@@ -28,31 +55,102 @@ impl Client {
         let mut child = cmd.spawn().expect("spawn fixture server");
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let unread_stdout = if pipes.stdout_unread {
+            Some((stdout, tx))
+        } else {
+            read_lines(stdout, tx);
+            None
+        };
         let stderr_buf = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let sink = stderr_buf.clone();
         let stderr = child.stderr.take().expect("stderr");
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                let mut s = sink.lock().unwrap();
-                s.push_str(&line);
-                s.push('\n');
-            }
-        });
-        let stdin = child.stdin.take();
-        Client { child, stdin, lines: rx, stderr: stderr_buf, next_id: 1 }
+        let unread_stderr = if pipes.stderr_unread {
+            Some(stderr)
+        } else {
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines() {
+                    let Ok(line) = line else { break };
+                    let mut s = sink.lock().unwrap();
+                    s.push_str(&line);
+                    s.push('\n');
+                }
+            });
+            None
+        };
+        let mut stdin = child.stdin.take();
+        let feeder = if pipes.stdin_thread {
+            let mut pipe = stdin.take().expect("stdin");
+            let (feed, chunks) = mpsc::channel::<Vec<u8>>();
+            std::thread::spawn(move || {
+                // Ends when the sender is dropped (then `pipe` is closed: EOF) or when the
+                // server is gone.
+                for chunk in chunks {
+                    if pipe.write_all(&chunk).and_then(|()| pipe.flush()).is_err() {
+                        break;
+                    }
+                }
+            });
+            Some(feed)
+        } else {
+            None
+        };
+        Client {
+            child,
+            stdin,
+            lines: rx,
+            stderr: stderr_buf,
+            next_id: 1,
+            unread_stdout,
+            _unread_stderr: unread_stderr,
+            feeder,
+        }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// A `kB` field of `/proc/<pid>/status` (`VmRSS`, `VmHWM`, …) in KiB; `None` once the
+    /// process is gone (or off Linux).
+    pub fn status_kib(&self, field: &str) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
+        let line = status.lines().find(|l| l.strip_prefix(field).is_some_and(|r| r.starts_with(':')))?;
+        line[field.len() + 1..].trim().trim_end_matches("kB").trim().parse().ok()
+    }
+
+    /// Starts reading stdout (spawned with [`Pipes::stdout_unread`]); a no-op otherwise.
+    pub fn read_stdout(&mut self) {
+        if let Some((stdout, tx)) = self.unread_stdout.take() {
+            read_lines(stdout, tx);
+        }
+    }
+
+    /// The unread stdout itself (spawned with [`Pipes::stdout_unread`]), to read by hand.
+    pub fn take_stdout(&mut self) -> Option<ChildStdout> {
+        self.unread_stdout.take().map(|(stdout, _)| stdout)
+    }
+
+    /// The stdin pipe itself, to write from a thread of the test's own (`None` with
+    /// [`Pipes::stdin_thread`] or once closed). The client can no longer send.
+    pub fn take_stdin(&mut self) -> Option<ChildStdin> {
+        self.stdin.take()
+    }
+
+    /// The next line the server writes, as it is (without its newline), within `timeout`.
+    pub fn recv_line_within(&mut self, timeout: Duration) -> Option<String> {
+        self.lines.recv_timeout(timeout).ok()
     }
 
     /// Writes one raw line (a newline is added).
     pub fn send_raw(&mut self, line: &str) {
+        if let Some(feed) = &self.feeder {
+            let mut bytes = Vec::with_capacity(line.len() + 1);
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.push(b'\n');
+            let _ = feed.send(bytes);
+            return;
+        }
         let stdin = self.stdin.as_mut().expect("stdin open");
         stdin.write_all(line.as_bytes()).unwrap();
         stdin.write_all(b"\n").unwrap();
@@ -61,6 +159,10 @@ impl Client {
 
     /// Writes raw bytes as they are.
     pub fn send_bytes(&mut self, bytes: &[u8]) {
+        if let Some(feed) = &self.feeder {
+            let _ = feed.send(bytes.to_vec());
+            return;
+        }
         let stdin = self.stdin.as_mut().expect("stdin open");
         stdin.write_all(bytes).unwrap();
         stdin.flush().unwrap();
@@ -125,6 +227,7 @@ impl Client {
     /// Closes stdin (EOF).
     pub fn close_stdin(&mut self) {
         self.stdin.take();
+        self.feeder.take();
     }
 
     /// Waits for the process to exit, up to `timeout`; its exit code.
@@ -150,6 +253,18 @@ impl Drop for Client {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Reads `stdout` line by line into `tx`, on a thread.
+fn read_lines(stdout: ChildStdout, tx: mpsc::Sender<String>) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
 }
 
 /// Replaces the request id in an envelope with `<RID>` after checking its format; returns
