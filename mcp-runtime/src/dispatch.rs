@@ -144,7 +144,14 @@ fn on_blocking_thread(
     handler: CatchUnwind<InCall<BoxFuture<'static, Result<Output, ToolError>>>>,
 ) -> BoxFuture<'static, Caught> {
     let runtime = tokio::runtime::Handle::current();
-    let task = tokio::task::spawn_blocking(move || runtime.block_on(handler));
+    let task = tokio::task::spawn_blocking(move || {
+        // A fn without `async` is done in one poll; `block_on` is for one that is not.
+        let mut handler = handler;
+        match Pin::new(&mut handler).poll(&mut Context::from_waker(std::task::Waker::noop())) {
+            Poll::Ready(caught) => caught,
+            Poll::Pending => runtime.block_on(handler),
+        }
+    });
     Box::pin(async move {
         match task.await {
             Ok(caught) => caught,
