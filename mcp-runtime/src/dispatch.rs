@@ -8,6 +8,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -92,7 +93,12 @@ pub(crate) async fn call(
     // client and every record of the call carries the request id.
     let scope = Scope { session: Arc::clone(session), tool: name, module: tool.spec.module, request_id };
     let handler = CatchUnwind(InCall { scope, inner: (tool.spec.call)(Call { args, info }) });
-    let handler = if tool.spec.blocking { on_blocking_thread(handler) } else { Box::pin(handler) };
+    // Where the handler runs (see `blocking`): a fn without `async` that has a time limit,
+    // or has been seen to block, goes to the blocking pool; the rest run right here, in the
+    // call's own task.
+    let pooled = tool.spec.blocking && (tool.timeout.is_some() || tool.seen_blocking.load(Ordering::Relaxed));
+    let inline_since = (tool.spec.blocking && !pooled).then(Instant::now);
+    let handler = if pooled { on_blocking_thread(handler) } else { Box::pin(handler) };
     let outcome = match tool.timeout {
         Some(limit) => {
             let Ok(caught) = tokio::time::timeout(limit, handler).await else {
@@ -106,6 +112,12 @@ pub(crate) async fn call(
         }
         None => handler.await,
     };
+    if let Some(since) = inline_since
+        && since.elapsed() > BLOCKING
+    {
+        tool.seen_blocking.store(true, Ordering::Relaxed);
+        tracing::debug!(tool = name, took = ?since.elapsed(), "a call blocked its thread; this tool runs on the blocking pool from now on");
+    }
     Ok(match outcome {
         Ok(Ok(output)) => match finish(tool, output) {
             Ok(result) => result,
@@ -134,12 +146,17 @@ pub(crate) async fn call(
     })
 }
 
+/// How long a fn without `async` may hold a runtime thread before its tool is moved to the
+/// blocking pool.
+const BLOCKING: Duration = Duration::from_millis(1);
+
 type Caught = Result<Result<Output, ToolError>, Box<dyn Any + Send>>;
 
-/// A handler that may block runs on tokio's blocking pool: the thread that reads requests
-/// (and cancellations) stays free, and the time limit and cancellation are observed here
-/// while it runs. A cancelled or timed-out one runs on to its end (a thread cannot be
-/// stopped), sees `ctx.is_cancelled()`, and its result is dropped.
+/// A handler that blocks runs on tokio's blocking pool: the runtime's threads stay free, and
+/// the time limit and cancellation take effect here while it runs. A cancelled or timed-out
+/// one runs on to its end (a thread cannot be stopped), sees `ctx.is_cancelled()`, and its
+/// result is dropped. The hand-off costs a thread wake-up per call, about three times a fast
+/// handler's whole cost, which is why a fast one stays inline.
 fn on_blocking_thread(
     handler: CatchUnwind<InCall<BoxFuture<'static, Result<Output, ToolError>>>>,
 ) -> BoxFuture<'static, Caught> {

@@ -42,8 +42,8 @@ pub struct ToolSpec {
     pub input: InputSpec,
     /// `#[tool(allow_unknown_args)]`: the input schema does not reject unknown keys.
     pub allow_unknown_args: bool,
-    /// The fn is not `async`: it may block, so it runs on a blocking thread, never on the
-    /// thread that reads requests.
+    /// The fn is not `async`, so it may block: with a time limit, or once a call of it held
+    /// its thread for more than a millisecond, it runs on the blocking pool.
     pub blocking: bool,
     /// The module the tool is defined in (`module_path!()`): `tracing` events from its crate,
     /// raised while it runs, reach the client.
@@ -252,6 +252,9 @@ pub(crate) struct Registered {
     pub(crate) wrap_result: bool,
     pub(crate) disabled: Option<String>,
     pub(crate) timeout: Option<Duration>,
+    /// A call of this fn without `async` held its thread past the limit: its calls run on the
+    /// blocking pool from now on.
+    pub(crate) seen_blocking: std::sync::atomic::AtomicBool,
 }
 
 impl Registered {
@@ -489,6 +492,7 @@ fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Resu
         wrap_result,
         disabled,
         timeout,
+        seen_blocking: std::sync::atomic::AtomicBool::new(false),
     })
 }
 

@@ -37,15 +37,42 @@ impl Server {
     /// When stdin and stdout are pipes or sockets (as when a client launches the server),
     /// they are read and written directly by the runtime's event loop; otherwise (a
     /// terminal, a file) through tokio's blocking stdio.
+    ///
+    /// The loop that reads and writes runs on a thread of its own (with its own event loop),
+    /// and calls run on the runtime that called this: however handlers use the runtime's
+    /// threads, requests, cancellations and EOF are read, and pings answered.
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        let (input, output) = stdio()?;
-        let served = self.serve(input, output).await;
+        let calls = tokio::runtime::Handle::current();
+        let (done, served) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new().name("mcp-stdio".into()).spawn(move || {
+            let result =
+                tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(Error::from).and_then(
+                    |io| {
+                        io.block_on(async {
+                            let (input, output) = stdio()?;
+                            self.serve_on(input, output, &calls).await
+                        })
+                    },
+                );
+            let _ = done.send(result);
+        })?;
+        let served = served.await.unwrap_or_else(|_| Err(std::io::Error::other("the stdio thread panicked").into()));
         crate::logging::flush_stderr(Duration::from_millis(500));
         served
     }
 
-    /// Serves newline-delimited JSON-RPC on any byte streams until EOF on `input`.
+    /// Serves newline-delimited JSON-RPC on any byte streams until EOF on `input`. The loop
+    /// runs in the caller's task; calls run in tasks of their own on the same runtime.
     pub async fn serve<R, W>(self, input: R, output: W) -> Result<(), Error>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.serve_on(input, output, &tokio::runtime::Handle::current()).await
+    }
+
+    /// The loop, spawning calls on `calls`.
+    async fn serve_on<R, W>(self, input: R, output: W, calls_on: &tokio::runtime::Handle) -> Result<(), Error>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -73,7 +100,7 @@ impl Server {
                 let (line, parked) = queue.pop();
                 let admit = Admit { answer: true, run: true, refuse: false };
                 if let Next::Call { id, req, cancel } = session.handle(&line, admit, Seen::Parked(parked)) {
-                    calls.spawn(Arc::clone(&session).run_call(id, req, cancel));
+                    calls.spawn_on(Arc::clone(&session).run_call(id, req, cancel), calls_on);
                 }
             }
             let settled = calls.is_empty() && queue.is_empty();
@@ -105,8 +132,9 @@ impl Server {
             let read = grace_end.is_none() && !(congested && queue_full);
             let gate = out.gate();
             let deadline = flush_end.or(grace_end.filter(|_| !settled));
+            // Unbiased: no branch can starve another (a client that reads fast must not stop
+            // its cancellations from being read, nor one that writes fast its answers).
             tokio::select! {
-                biased;
                 written = out.write(), if out.has_work() => written?,
                 () = outbox.ready() => {}
                 Some(_) = calls.join_next(), if !calls.is_empty() => {}
@@ -127,7 +155,7 @@ impl Server {
                         };
                         match session.handle(lines.current(), admit, Seen::Fresh) {
                             Next::Call { id, req, cancel } => {
-                                calls.spawn(Arc::clone(&session).run_call(id, req, cancel));
+                                calls.spawn_on(Arc::clone(&session).run_call(id, req, cancel), calls_on);
                             }
                             Next::Park(parked) => queue.push(lines.current(), parked),
                             Next::Done => {}
@@ -302,6 +330,8 @@ impl<W: AsyncWrite + Unpin> Outgoing<W> {
             self.written += n;
             if self.written == self.pending.len() {
                 self.pending.clear();
+                // One huge answer does not keep its buffer for the life of the connection.
+                self.pending.shrink_to(4 * BUFFER);
                 self.written = 0;
                 self.needs_flush = true;
             }
