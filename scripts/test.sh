@@ -63,9 +63,13 @@ node tests/interop/ts-v2/test_fixture.mjs "$ROOT/target/debug/fixture-server"
 step "interop: MCP Inspector CLI"
 node tests/interop/inspector/test_fixture.mjs "$ROOT/target/debug/fixture-server"
 
-step "conformance: official MCP conformance suite (what spec revision 2025-11-25 requires)"
+step "conformance: official MCP conformance suite over Streamable HTTP (what spec revision 2025-11-25 requires)"
 bash tests/conformance/run.sh --requirements 2025-11-25 --expected-failures tests/conformance/baseline.yml \
   -- "$ROOT/target/debug/conformance-server"
+
+step "conformance: the same, stateless (no sessions)"
+bash tests/conformance/run.sh --requirements 2025-11-25 --expected-failures tests/conformance/baseline-stateless.yml \
+  -- "$ROOT/target/debug/conformance-server" --stateless
 
 # Scored separately: pending in the 2025-11-25 requirements, so the run above reports it
 # without failing on it. The input schema must keep `$schema`, `$defs` and `$ref` as written.

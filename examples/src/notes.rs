@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::UNIX_EPOCH;
 
+use mcp_runtime::ServerBuilder;
 use mcp_runtime::prelude::*;
 
 /// The longest note name, in characters.
@@ -424,6 +425,11 @@ async fn search_notes(
 
 /// The notes server over `dir`: every tool registered, the directory as shared state.
 pub fn server(dir: NotesDir) -> Result<Server, mcp_runtime::Error> {
+    builder(dir).build()
+}
+
+/// The notes server's builder, for more settings before [`ServerBuilder::build`].
+pub fn builder(dir: NotesDir) -> ServerBuilder {
     Server::builder("notes-server", env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
         .state(dir)
@@ -432,7 +438,6 @@ pub fn server(dir: NotesDir) -> Result<Server, mcp_runtime::Error> {
         .tool(search_notes)
         .tool(write_note)
         .tool(delete_note)
-        .build()
 }
 
 #[cfg(test)]

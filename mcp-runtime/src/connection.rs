@@ -50,6 +50,9 @@ impl Connection {
         }
         let mut out = Vec::new();
         self.written.take(usize::MAX, |line| {
+            if line.bytes.is_empty() {
+                return;
+            }
             let mut line = line.bytes;
             line.pop();
             out.push(String::from_utf8(line).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));

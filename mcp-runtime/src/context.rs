@@ -177,6 +177,22 @@ impl<R> Ctx<R> {
         })
     }
 
+    /// The HTTP request this call came in, when it came over HTTP: its method, URI, headers
+    /// and extensions (what middleware in front of the endpoint put there, such as an
+    /// authenticated user). `None` on stdio and in-process.
+    pub fn http_request(&self) -> Option<&http::request::Parts> {
+        self.info.session.http.as_deref()
+    }
+
+    /// Over Streamable HTTP with sessions, ends the HTTP response this call's messages ride
+    /// on now, without ending the call: the client reconnects (`GET` with `Last-Event-ID`,
+    /// after the `retry` delay the stream announced) and receives what was sent meanwhile,
+    /// the result included. Lets long calls survive proxies that cut idle connections.
+    /// Elsewhere it does nothing.
+    pub fn close_sse_stream(&self) {
+        self.info.session.pause_stream();
+    }
+
     /// `true` once the client cancelled this call. Cheap: one atomic load.
     pub fn is_cancelled(&self) -> bool {
         self.info.cancel.is_cancelled()

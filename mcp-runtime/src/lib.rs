@@ -12,10 +12,12 @@
 //! transport) to `transport`. `schema` makes each tool's schemas once, when the server is
 //! built.
 
+mod args;
 mod connection;
 mod context;
 mod dispatch;
 mod envelope;
+mod http;
 mod jsonrpc;
 mod logging;
 mod outbox;
@@ -27,6 +29,7 @@ mod session;
 mod transport;
 mod validate;
 
+pub use args::ServeArgs;
 pub use connection::Connection;
 pub use context::{Ctx, LogLevel};
 pub use jsonrpc::RpcError;

@@ -16,10 +16,24 @@ use tokio::sync::Notify;
 /// Bytes of waiting lines above which notifications are dropped.
 pub(crate) const NOTIFICATION_BUDGET: usize = 1024 * 1024;
 
-/// One line to write, and whether it is a notification.
+/// One line to write, and what it is.
 pub(crate) struct Line {
+    /// The JSON-RPC line, newline included (empty for the markers).
     pub(crate) bytes: Vec<u8>,
-    pub(crate) notification: bool,
+    pub(crate) kind: Kind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A response or error answer: it ends its request's stream.
+    Answer,
+    Notification,
+    /// The handler asked to end the HTTP response it rides on now; the client resumes the
+    /// stream later (`Last-Event-ID`). Ignored on stdio.
+    Pause,
+    /// The call ended without an answer (it was cancelled): its HTTP response ends.
+    /// Ignored on stdio.
+    Unanswered,
 }
 
 #[derive(Default)]
@@ -45,8 +59,14 @@ impl Outbox {
     pub(crate) fn response(&self, bytes: Vec<u8>) {
         let mut inner = self.lock();
         inner.bytes += bytes.len();
-        inner.lines.push_back(Line { bytes, notification: false });
+        inner.lines.push_back(Line { bytes, kind: Kind::Answer });
         drop(inner);
+        self.ready.notify_one();
+    }
+
+    /// Queues a marker (see [`Kind`]).
+    pub(crate) fn mark(&self, kind: Kind) {
+        self.lock().lines.push_back(Line { bytes: Vec::new(), kind });
         self.ready.notify_one();
     }
 
@@ -65,10 +85,23 @@ impl Outbox {
             return false;
         }
         inner.bytes += bytes.len();
-        inner.lines.push_back(Line { bytes, notification: true });
+        inner.lines.push_back(Line { bytes, kind: Kind::Notification });
         drop(inner);
         self.ready.notify_one();
         true
+    }
+
+    /// The kind of the oldest waiting line.
+    pub(crate) fn peek(&self) -> Option<Kind> {
+        self.lock().lines.front().map(|line| line.kind)
+    }
+
+    /// The oldest waiting line.
+    pub(crate) fn pop(&self) -> Option<Line> {
+        let mut inner = self.lock();
+        let line = inner.lines.pop_front()?;
+        inner.bytes -= line.bytes.len();
+        Some(line)
     }
 
     /// Bytes waiting.
@@ -113,8 +146,8 @@ mod tests {
         outbox.response(big.clone());
         assert_eq!(outbox.bytes(), 3 * big.len());
         let mut kinds = Vec::new();
-        outbox.take(usize::MAX, |line| kinds.push(line.notification));
-        assert_eq!(kinds, [true, true, false]);
+        outbox.take(usize::MAX, |line| kinds.push(line.kind));
+        assert_eq!(kinds, [Kind::Notification, Kind::Notification, Kind::Answer]);
         assert_eq!(outbox.bytes(), 0);
     }
 }

@@ -28,6 +28,14 @@ impl RequestId {
         RequestId(out)
     }
 
+    /// `n` characters of `A-Z2-7` from the same source: a session id.
+    pub(crate) fn token(n: usize) -> String {
+        const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+        let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // 256 = 8 × 32: every character equally likely.
+        (0..n).map(|_| char::from(BASE32[usize::from(pool.next() % 32)])).collect()
+    }
+
     /// The id as text.
     pub fn as_str(&self) -> &str {
         // Only ASCII bytes are ever written.

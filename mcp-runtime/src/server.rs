@@ -218,6 +218,7 @@ pub(crate) struct Options {
     pub(crate) default_timeout: Option<Duration>,
     pub(crate) strict_resolution: bool,
     pub(crate) structured_errors: bool,
+    pub(crate) http: crate::http::HttpOptions,
 }
 
 impl Default for Options {
@@ -233,6 +234,7 @@ impl Default for Options {
             default_timeout: None,
             strict_resolution: false,
             structured_errors: false,
+            http: crate::http::HttpOptions::default(),
         }
     }
 }
@@ -439,6 +441,51 @@ impl ServerBuilder {
     /// `structuredContent.error`.
     pub fn structured_errors_always(mut self, on: bool) -> Self {
         self.options.structured_errors = on;
+        self
+    }
+
+    /// Streamable HTTP without sessions (default: with them). Each POST stands alone: no
+    /// `initialize` is needed before a call, no `Mcp-Session-Id` is minted, GET and DELETE
+    /// are 405. Any replica behind a load balancer can answer any request. Cancellation
+    /// (`notifications/cancelled`) and `logging/setLevel` reach nothing across requests.
+    pub fn stateless_http(mut self, stateless: bool) -> Self {
+        self.options.http.stateless = stateless;
+        self
+    }
+
+    /// The `Host` names the HTTP endpoint answers, any port (default: `localhost`,
+    /// `127.0.0.1`, `::1`: DNS-rebinding protection for a server on your machine). Add the
+    /// names a deployment is reached by; `"*"` allows any. Others get 403.
+    pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
+        self.options.http.allowed_hosts = hosts.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The `Origin`s browsers may call the HTTP endpoint from (`https://app.example.com`, or
+    /// a host name for any scheme and port). Default: origins whose host is an allowed host.
+    /// A request without `Origin` (not from a browser) is not checked.
+    pub fn allowed_origins<S: Into<String>>(mut self, origins: impl IntoIterator<Item = S>) -> Self {
+        self.options.http.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The largest HTTP request body (default 4 MiB); a larger one gets 413.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.options.http.max_body_bytes = bytes;
+        self
+    }
+
+    /// How long an HTTP session may sit unused before it ends (default 30 min), and how many
+    /// may be live at once (default 10,000; `initialize` beyond it gets 503).
+    pub fn http_sessions(mut self, idle: Duration, max: usize) -> Self {
+        self.options.http.session_idle = idle;
+        self.options.http.max_sessions = max.max(1);
+        self
+    }
+
+    /// How long requests in progress may finish after SIGINT/SIGTERM (default 10 s).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.options.http.shutdown_grace = grace;
         self
     }
 

@@ -19,19 +19,37 @@ use serde_json::{Value, json};
 /// Protocol revisions served, newest first.
 pub(crate) const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// The state of one connection.
+/// One client's session, as the requests of one channel see it: the session's state, and
+/// where answers and notifications go. On stdio that is the connection's one outbox; over
+/// HTTP each POST has its own (its response), and shares the session's state with the
+/// others.
 pub(crate) struct Session {
     pub(crate) shared: Arc<Shared>,
+    pub(crate) state: Arc<State>,
     /// Outgoing lines; `None` for in-process calls.
     out: Option<Arc<Outbox>>,
+    /// The HTTP request this view answers (its headers and extensions), over HTTP.
+    pub(crate) http: Option<Arc<http::request::Parts>>,
+}
+
+/// What a session remembers between requests.
+#[derive(Default)]
+pub(crate) struct State {
     /// Set by the first `initialize`; a second one is refused.
     initialized: std::sync::atomic::AtomicBool,
     client_info: OnceLock<Value>,
     client_capabilities: OnceLock<Value>,
+    /// The client's `logging/setLevel`, as a `LogLevel`; `info` until it sets one.
     log_level: AtomicU8,
     /// Calls queued or running, by their id as sent: how a cancellation finds them, and how
     /// a second call with the same id is refused.
     in_flight: Mutex<HashMap<Box<str>, Arc<CancelState>>>,
+}
+
+impl State {
+    pub(crate) fn new() -> Self {
+        State { log_level: AtomicU8::new(LogLevel::Info as u8), ..State::default() }
+    }
 }
 
 /// What the reader should do with a line after the session looked at it.
@@ -80,15 +98,17 @@ pub(crate) struct Parked {
 
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>, out: Option<Arc<Outbox>>) -> Self {
-        Session {
-            shared,
-            out,
-            initialized: std::sync::atomic::AtomicBool::new(false),
-            client_info: OnceLock::new(),
-            client_capabilities: OnceLock::new(),
-            log_level: AtomicU8::new(LogLevel::Info as u8),
-            in_flight: Mutex::new(HashMap::new()),
-        }
+        Session { shared, state: Arc::new(State::new()), out, http: None }
+    }
+
+    /// A view of an existing session whose answers go to `out`.
+    pub(crate) fn view(
+        shared: Arc<Shared>,
+        state: Arc<State>,
+        out: Arc<Outbox>,
+        http: Option<Arc<http::request::Parts>>,
+    ) -> Self {
+        Session { shared, state, out: Some(out), http }
     }
 
     /// `true` when the session speaks JSON-RPC (not an in-process call).
@@ -97,11 +117,11 @@ impl Session {
     }
 
     pub(crate) fn client_info(&self) -> Option<&Value> {
-        self.client_info.get()
+        self.state.client_info.get()
     }
 
     pub(crate) fn client_capabilities(&self) -> Option<&Value> {
-        self.client_capabilities.get()
+        self.state.client_capabilities.get()
     }
 
     pub(crate) fn state<T: 'static>(&self) -> Option<&T> {
@@ -115,6 +135,14 @@ impl Session {
         }
     }
 
+    /// Ends the HTTP response this call's messages ride on, if any; the client resumes the
+    /// stream with `Last-Event-ID` and gets what was sent meanwhile.
+    pub(crate) fn pause_stream(&self) {
+        if let Some(out) = &self.out {
+            out.mark(crate::outbox::Kind::Pause);
+        }
+    }
+
     /// Queues a notification; it is dropped while the client does not read its output.
     fn notify(&self, line: Vec<u8>) {
         if let Some(out) = &self.out {
@@ -124,7 +152,7 @@ impl Session {
 
     /// `true` when a record at `level` would reach the client.
     pub(crate) fn wants(&self, level: LogLevel) -> bool {
-        self.out.is_some() && (level as u8) >= self.log_level.load(Ordering::Relaxed)
+        self.out.is_some() && (level as u8) >= self.state.log_level.load(Ordering::Relaxed)
     }
 
     pub(crate) fn log_to_client(&self, level: LogLevel, logger: &str, data: Value) {
@@ -205,42 +233,39 @@ impl Session {
     /// A `tools/call`: registered under its id (a second call with an id in use is refused),
     /// then run, parked or refused as `admit` says.
     fn call(&self, id: &RawValue, params: Option<&RawValue>, admit: Admit, seen: Seen) -> Next {
-        let cancel = match seen {
-            Seen::Parked(Parked { registered: true, .. }) => {
-                let found = self.in_flight_map().get(id.get()).cloned();
-                match found {
-                    Some(cancel) if !cancel.is_cancelled() => cancel,
-                    _ => {
-                        // Cancelled while it waited: it never runs, and nothing is sent.
-                        self.in_flight_map().remove(id.get());
-                        tracing::debug!(request = id.get(), "call cancelled before it started; not run");
-                        return Next::Done;
-                    }
-                }
-            }
-            _ => {
-                let Some(cancel) = self.register(id) else {
-                    let message = format!(
-                        "Invalid request: id {} is already in use by a call in progress; send each request with a new id",
-                        shown_id(id)
-                    );
-                    self.send(jsonrpc::failure(Some(id), -32600, &message));
+        let cancel = if let Seen::Parked(Parked { registered: true, .. }) = seen {
+            let found = self.in_flight_map().get(id.get()).cloned();
+            match found {
+                Some(cancel) if !cancel.is_cancelled() => cancel,
+                _ => {
+                    // Cancelled while it waited: it never runs, and nothing is sent.
+                    self.in_flight_map().remove(id.get());
+                    tracing::debug!(request = id.get(), "call cancelled before it started; not run");
                     return Next::Done;
-                };
-                if !admit.run {
-                    if admit.refuse {
-                        self.in_flight_map().remove(id.get());
-                        let answer = match call_request(params) {
-                            Ok(req) => jsonrpc::success(id, &dispatch::busy(self, &req.name)),
-                            Err(e) => jsonrpc::failure(Some(id), e.code, &e.message),
-                        };
-                        self.send(answer);
-                        return Next::Done;
-                    }
-                    return Next::Park(Parked { call: true, registered: true });
                 }
-                cancel
             }
+        } else {
+            let Some(cancel) = self.register(id) else {
+                let message = format!(
+                    "Invalid request: id {} is already in use by a call in progress; send each request with a new id",
+                    shown_id(id)
+                );
+                self.send(jsonrpc::failure(Some(id), -32600, &message));
+                return Next::Done;
+            };
+            if !admit.run {
+                if admit.refuse {
+                    self.in_flight_map().remove(id.get());
+                    let answer = match call_request(params) {
+                        Ok(req) => jsonrpc::success(id, &dispatch::busy(self, &req.name)),
+                        Err(e) => jsonrpc::failure(Some(id), e.code, &e.message),
+                    };
+                    self.send(answer);
+                    return Next::Done;
+                }
+                return Next::Park(Parked { call: true, registered: true });
+            }
+            cancel
         };
         match call_request(params) {
             Ok(req) => Next::Call { id: id.to_owned(), req, cancel },
@@ -253,7 +278,7 @@ impl Session {
     }
 
     fn in_flight_map(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Arc<CancelState>>> {
-        self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Registers a call's cancellation handle under its id; `None` when the id is in use.
@@ -296,7 +321,7 @@ impl Session {
         let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
             return Err(RpcError::invalid_params("Invalid params: initialize needs `protocolVersion` (a string)"));
         };
-        if self.initialized.swap(true, Ordering::AcqRel) {
+        if self.state.initialized.swap(true, Ordering::AcqRel) {
             return Err(RpcError {
                 code: -32600,
                 message: "Invalid request: the session is already initialized; initialize is sent once".into(),
@@ -304,10 +329,10 @@ impl Session {
         }
         let version = SUPPORTED_VERSIONS.iter().find(|v| **v == requested).copied().unwrap_or(SUPPORTED_VERSIONS[0]);
         if let Some(info) = params.get("clientInfo") {
-            let _ = self.client_info.set(info.clone());
+            let _ = self.state.client_info.set(info.clone());
         }
         if let Some(caps) = params.get("capabilities") {
-            let _ = self.client_capabilities.set(caps.clone());
+            let _ = self.state.client_capabilities.set(caps.clone());
         }
         let shared = &self.shared;
         let mut result = json!({
@@ -345,7 +370,7 @@ impl Session {
                     "Invalid params: `level` must be one of debug, info, notice, warning, error, critical, alert, emergency",
                 )
             })?;
-        self.log_level.store(level as u8, Ordering::Relaxed);
+        self.state.log_level.store(level as u8, Ordering::Relaxed);
         Ok(())
     }
 
@@ -369,7 +394,12 @@ impl Session {
         match outcome.filter(|_| !cancel.is_cancelled()) {
             Some(Ok(result)) => self.send(jsonrpc::success(&id, &result)),
             Some(Err(e)) => self.send(jsonrpc::failure(Some(&id), e.code, &e.message)),
-            None => tracing::debug!(request = id.get(), "call cancelled by the client; no response sent"),
+            None => {
+                tracing::debug!(request = id.get(), "call cancelled by the client; no response sent");
+                if let Some(out) = &self.out {
+                    out.mark(crate::outbox::Kind::Unanswered);
+                }
+            }
         }
     }
 }

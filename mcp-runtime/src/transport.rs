@@ -296,15 +296,21 @@ impl<W: AsyncWrite + Unpin> Outgoing<W> {
     }
 
     fn push(&mut self, line: outbox::Line) {
+        let notification = match line.kind {
+            outbox::Kind::Answer => false,
+            outbox::Kind::Notification => true,
+            // Markers for HTTP responses; a stdio stream has one connection.
+            outbox::Kind::Pause | outbox::Kind::Unanswered => return,
+        };
         let recent = self.notified_at.filter(|at| at.elapsed() < NOTIFICATION_GAP);
-        if !line.notification && (self.pending_notifies || recent.is_some()) {
+        if !notification && (self.pending_notifies || recent.is_some()) {
             let ready = if self.pending_notifies { None } else { recent.map(|at| at + NOTIFICATION_GAP) };
             self.held_bytes += line.bytes.len();
             self.held.push_back((line.bytes, ready));
             return;
         }
         self.pending.extend_from_slice(&line.bytes);
-        self.pending_notifies |= line.notification;
+        self.pending_notifies |= notification;
     }
 
     fn has_work(&self) -> bool {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned with the
-# Node 22 it runs on in package.json / package-lock.json beside this script) against a stdio
-# MCP server, through bridge.mjs (the suite speaks Streamable HTTP only).
+# Node 22 it runs on in package.json / package-lock.json beside this script) against an MCP
+# server over Streamable HTTP: the server command is started with `--http 127.0.0.1:<a free
+# port>` added, and the suite talks to http://127.0.0.1:<port>/mcp.
 #
 #   tests/conformance/run.sh [suite options...] -- <server command> [args...]
+#   tests/conformance/run.sh -- target/debug/conformance-server --stateless
 #
 # Without an option that selects scenarios (--requirements, --suite, --scenario,
 # --spec-version) it runs what the 2025-11-25 revision of the spec requires, judged against
@@ -16,7 +18,7 @@
 # `--requirements` cannot be combined with `--suite`, `--scenario` or `--spec-version`), and
 # with any of them `-o <dir>` (checks.json per scenario), `--verbose`.
 # The first run installs the pinned packages here with `npm ci` (again whenever
-# package-lock.json changes). BRIDGE_LOG=<file> keeps the bridge's and the server's stderr.
+# package-lock.json changes). SERVER_LOG=<file> keeps the server's stderr.
 #
 # Exit status: the suite's. With --expected-failures, 1 on a failure the baseline does not
 # list and on a listed scenario that passes (a stale baseline). Under --requirements only the
@@ -67,17 +69,15 @@ if (outside.length > 0) {
 JS
 fi
 
-# The bridge prints its endpoint (a free port on 127.0.0.1) as its first line.
-endpoint="$(mktemp)"
-"$NODE" "$HERE/bridge.mjs" -- "$@" >"$endpoint" 2>"${BRIDGE_LOG:-/dev/null}" &
-bridge=$!
-trap 'kill "$bridge" 2>/dev/null || true; rm -f "$endpoint"' EXIT
+# A free port, then the server on it.
+port="$("$NODE" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close();});')"
+"$@" --http "127.0.0.1:$port" 2>"${SERVER_LOG:-/dev/null}" &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
 for _ in $(seq 100); do
-  [[ -s "$endpoint" ]] && break
-  kill -0 "$bridge" 2>/dev/null || break
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  kill -0 "$server" 2>/dev/null || { echo "$0: the server exited before listening (see SERVER_LOG)" >&2; exit 1; }
   sleep 0.1
 done
-url="$(head -n 1 "$endpoint")"
-[[ "$url" == http://* ]] || { echo "$0: the bridge did not start (see BRIDGE_LOG)" >&2; exit 1; }
 
-"$NODE" "$SUITE" server --url "$url" "${args[@]}"
+"$NODE" "$SUITE" server --url "http://127.0.0.1:$port/mcp" "${args[@]}"

@@ -271,13 +271,12 @@ fn read_lines(stdout: ChildStdout, tx: mpsc::Sender<String>) {
 /// the id. The id is read from `structuredContent.error` when the result has it, else from
 /// the text's terms line (a tool with an output schema sends no `structuredContent` on error).
 pub fn take_request_id(result: &mut Value) -> String {
-    let id = match result["structuredContent"]["error"]["data"]["requestId"].as_str() {
-        Some(id) => id.to_owned(),
-        None => {
-            let text = result["content"][0]["text"].as_str().expect("text");
-            let terms = text.rsplit_once("request ").unwrap_or_else(|| panic!("no request id in {text:?}")).1;
-            terms.trim_end_matches(')').to_owned()
-        }
+    let id = if let Some(id) = result["structuredContent"]["error"]["data"]["requestId"].as_str() {
+        id.to_owned()
+    } else {
+        let text = result["content"][0]["text"].as_str().expect("text");
+        let terms = text.rsplit_once("request ").unwrap_or_else(|| panic!("no request id in {text:?}")).1;
+        terms.trim_end_matches(')').to_owned()
     };
     assert!(is_request_id(&id), "request id {id:?} is not XXXXX-XXXXX");
     if result["structuredContent"]["error"].is_object() {

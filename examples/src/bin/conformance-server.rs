@@ -75,6 +75,15 @@ async fn test_tool_with_progress(ctx: &Ctx) -> &'static str {
     "Progress test completed."
 }
 
+/// Ends the HTTP response mid-call (over Streamable HTTP with sessions), waits 100 ms and
+/// answers: the client resumes the stream (`Last-Event-ID`) and gets the answer there.
+#[tool]
+async fn test_reconnection(ctx: &Ctx) -> &'static str {
+    ctx.close_sse_stream();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "Reconnection test completed."
+}
+
 /// Always fails, to test how tool errors are reported (a result with `isError: true`).
 #[tool]
 #[errors(
@@ -198,7 +207,15 @@ fn base64(bytes: &[u8]) -> String {
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
     mcp_runtime::init_stderr_logging();
-    Server::builder("mcp-rust-sdk-conformance", env!("CARGO_PKG_VERSION"))
+    let args = match mcp_runtime::ServeArgs::parse(std::env::args_os().skip(1)) {
+        Ok(args) if args.rest.is_empty() => args,
+        Ok(_) | Err(_) => {
+            eprintln!("usage: conformance-server [--http <addr> [--stateless]]");
+            std::process::exit(2);
+        }
+    };
+    let server = args
+        .configure(Server::builder("mcp-rust-sdk-conformance", env!("CARGO_PKG_VERSION")))
         .tool(test_simple_text)
         .tool(test_image_content)
         .tool(test_audio_content)
@@ -208,9 +225,9 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .tool(test_tool_with_progress)
         .tool(test_error_handling)
         .tool(json_schema_2020_12_tool)
-        .build()?
-        .serve_stdio()
-        .await
+        .tool(test_reconnection)
+        .build()?;
+    args.serve(server).await
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
-//! `notes-server`: an MCP server over a directory of plain-text notes, on stdio.
+//! `notes-server`: an MCP server over a directory of plain-text notes, on stdio or over
+//! Streamable HTTP.
 //!
 //! ```text
-//! notes-server <DIR>            # or: NOTES_DIR=<DIR> notes-server
+//! notes-server <DIR>                         # or: NOTES_DIR=<DIR> notes-server
+//! notes-server <DIR> --http 127.0.0.1:8080   # http://127.0.0.1:8080/mcp (add --stateless: no sessions)
 //! ```
 //!
 //! The directory is created when missing. Logs go to stderr (`RUST_LOG=debug` for more);
@@ -15,8 +17,20 @@ use mcp_examples::notes::{self, NotesDir};
 #[tokio::main]
 async fn main() -> ExitCode {
     mcp_runtime::init_stderr_logging();
-    let Some(dir) = std::env::args_os().nth(1).or_else(|| std::env::var_os("NOTES_DIR")).map(PathBuf::from) else {
-        eprintln!("usage: notes-server <DIR>   (or set NOTES_DIR)");
+    let usage = "usage: notes-server <DIR> [--http <addr> [--stateless]]   (or set NOTES_DIR)";
+    let args = match mcp_runtime::ServeArgs::parse(std::env::args_os().skip(1)) {
+        Ok(args) if args.rest.len() <= 1 => args,
+        Ok(_) => {
+            eprintln!("{usage}");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("notes-server: {e}\n{usage}");
+            return ExitCode::from(2);
+        }
+    };
+    let Some(dir) = args.rest.first().cloned().or_else(|| std::env::var_os("NOTES_DIR")).map(PathBuf::from) else {
+        eprintln!("{usage}");
         return ExitCode::from(2);
     };
     let notes = match NotesDir::open(&dir) {
@@ -27,8 +41,8 @@ async fn main() -> ExitCode {
         }
     };
     eprintln!("notes-server: serving notes in {}", notes.path().display());
-    let served = match notes::server(notes) {
-        Ok(server) => server.serve_stdio().await,
+    let served = match args.configure(notes::builder(notes)).build() {
+        Ok(server) => args.serve(server).await,
         Err(e) => Err(e),
     };
     match served {

@@ -1,4 +1,5 @@
-//! `fixture-server`: the fixture tools over stdio.
+//! `fixture-server [--http <addr> [--stateless]]`: the fixture tools over stdio, or over
+//! Streamable HTTP at `http://<addr>/mcp` (with sessions, or without: `--stateless`).
 //!
 //! Environment variables:
 //! - `FIXTURE_STRICT_RESOLUTION=1`: strict resolution (unknown and disabled tools become
@@ -10,20 +11,33 @@
 
 fn number(name: &str) -> Option<u64> {
     let value = std::env::var(name).ok()?;
-    match value.parse() {
-        Ok(n) => Some(n),
-        Err(_) => {
-            eprintln!("fixture-server: {name}={value:?} is not a whole number; ignored");
-            None
-        }
+    let parsed = value.parse().ok();
+    if parsed.is_none() {
+        eprintln!("fixture-server: {name}={value:?} is not a whole number; ignored");
     }
+    parsed
 }
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
     mcp_runtime::init_stderr_logging();
+    let args = match mcp_runtime::ServeArgs::parse(std::env::args_os().skip(1)) {
+        Ok(args) if args.rest.is_empty() => args,
+        Ok(args) => {
+            eprintln!(
+                "fixture-server: unexpected argument {:?}; usage: fixture-server [--http <addr> [--stateless]]",
+                args.rest[0]
+            );
+            std::process::exit(2);
+        }
+        Err(e) => {
+            eprintln!("fixture-server: {e}");
+            std::process::exit(2);
+        }
+    };
     let strict = std::env::var("FIXTURE_STRICT_RESOLUTION").is_ok_and(|v| v == "1");
-    let mut builder = mcp_tests::fixture::builder(strict)
+    let mut builder = args
+        .configure(mcp_tests::fixture::builder(strict))
         .structured_errors_always(std::env::var("FIXTURE_STRUCTURED_ERRORS").is_ok_and(|v| v == "always"));
     if let Some(n) = number("FIXTURE_MAX_IN_FLIGHT") {
         builder = builder.max_in_flight(usize::try_from(n).unwrap_or(usize::MAX));
@@ -34,5 +48,5 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     if let Some(ms) = number("FIXTURE_DEFAULT_TIMEOUT_MS") {
         builder = builder.default_timeout(std::time::Duration::from_millis(ms));
     }
-    builder.build()?.serve_stdio().await
+    args.serve(builder.build()?).await
 }

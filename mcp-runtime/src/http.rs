@@ -1,0 +1,706 @@
+//! Streamable HTTP (MCP 2025-11-25): one endpoint. POST carries one client message; a
+//! request is answered `application/json`, or `text/event-stream` when notifications (or a
+//! paused stream) come before its answer; a notification or response gets 202. With
+//! sessions, `initialize` mints an `Mcp-Session-Id`, GET opens the session's standalone
+//! stream or resumes a request's stream (`Last-Event-ID`), DELETE ends the session. Without
+//! sessions (stateless), every POST stands alone and GET/DELETE are 405.
+//!
+//! The transport moves messages and knows nothing of tools: each POST gets a view of its
+//! session whose outbox is that POST's response, and the session does the rest, as on stdio.
+//!
+//! The ladder, in order: Host/Origin (403), method (405), `Accept` (406), `Content-Type`
+//! (415), body size (413), JSON (400, -32700), JSON-RPC shape (400, -32600), session (400
+//! missing, 404 unknown), `MCP-Protocol-Version` (400). Everything past it, handler-level
+//! failures included, is 200.
+
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::response::Response;
+use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use serde_json::value::RawValue;
+
+use crate::jsonrpc::{self, Incoming};
+use crate::outbox::{Kind, Outbox};
+use crate::server::{Error, Server, Shared};
+use crate::session::{Admit, Next, SUPPORTED_VERSIONS, Seen, Session, State};
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+const LAST_EVENT_HEADER: &str = "last-event-id";
+/// Events kept per request stream for a client that resumes it.
+const REPLAY_EVENTS: usize = 256;
+/// How long a request stream stays resumable after it was opened.
+const STREAM_RETENTION: Duration = Duration::from_secs(300);
+/// A comment on idle standalone streams, so that proxies do not cut them.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Streamable HTTP settings, part of the server's options.
+#[derive(Clone, Debug)]
+pub(crate) struct HttpOptions {
+    pub(crate) stateless: bool,
+    /// Accepted `Host` names (any port); loopback by default.
+    pub(crate) allowed_hosts: Vec<String>,
+    /// Accepted `Origin`s (`scheme://host[:port]`, or a host name for any scheme and port);
+    /// when empty, an `Origin` is accepted when its host is an allowed host.
+    pub(crate) allowed_origins: Vec<String>,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) session_idle: Duration,
+    pub(crate) max_sessions: usize,
+    /// The `retry` an SSE stream announces, in milliseconds.
+    pub(crate) retry_ms: u64,
+    pub(crate) shutdown_grace: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            stateless: false,
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: Vec::new(),
+            max_body_bytes: 4 * 1024 * 1024,
+            session_idle: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            retry_ms: 1000,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The endpoint's state: the server, the live sessions, and the shutdown signal.
+struct Endpoint {
+    shared: Arc<Shared>,
+    sessions: Mutex<HashMap<Box<str>, Arc<HttpSession>>>,
+    /// Set when the server stops: standalone streams end.
+    stopping: tokio::sync::watch::Sender<bool>,
+}
+
+/// A session over HTTP: its state, and its request streams kept for resumption.
+struct HttpSession {
+    state: Arc<State>,
+    last_used: Mutex<Instant>,
+    streams: Mutex<HashMap<u64, Arc<StreamLog>>>,
+    next_stream: AtomicU64,
+}
+
+/// One request's stream: its outbox, and the events already sent, for a client that
+/// resumes it. Ids are `<stream>-<seq>`; `<stream>-0` is the priming event.
+struct StreamLog {
+    outbox: Arc<Outbox>,
+    sent: Mutex<VecDeque<(u64, Bytes)>>,
+    next_seq: AtomicU64,
+    /// Bumped when a client attaches: an older attachment stops reading.
+    generation: AtomicU64,
+    opened: Instant,
+}
+
+impl Server {
+    /// The Streamable HTTP endpoint as an axum `Router` with one route, `/`: mount it where
+    /// you like (`Router::new().nest("/mcp", server.http_router())`), with your middleware
+    /// in front. The server's HTTP settings ([`ServerBuilder::stateless_http`](crate::ServerBuilder::stateless_http), allowed
+    /// hosts and origins, limits) apply.
+    pub fn http_router(&self) -> axum::Router {
+        Self::router_with(Arc::new(self.endpoint()))
+    }
+
+    fn endpoint(&self) -> Endpoint {
+        Endpoint {
+            shared: Arc::clone(&self.shared),
+            sessions: Mutex::new(HashMap::new()),
+            stopping: tokio::sync::watch::channel(false).0,
+        }
+    }
+
+    fn router_with(endpoint: Arc<Endpoint>) -> axum::Router {
+        axum::Router::new().route(
+            "/",
+            axum::routing::any(move |request: Request| {
+                let endpoint = Arc::clone(&endpoint);
+                async move { endpoint.handle(request).await }
+            }),
+        )
+    }
+
+    /// Serves Streamable HTTP at `http://<addr>/mcp` until SIGINT or SIGTERM. Then it stops
+    /// accepting, lets requests in progress finish within the shutdown grace, and returns.
+    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), Error> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        tracing::info!(address = %listener.local_addr()?, stateless = self.shared.options.http.stateless, "serving MCP over HTTP at /mcp");
+        self.serve_http_on(listener, shutdown_signal()).await
+    }
+
+    /// Serves Streamable HTTP at `/mcp` on a bound listener until `shutdown` resolves, then
+    /// as [`Server::serve_http`].
+    pub async fn serve_http_on(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), Error> {
+        let endpoint = Arc::new(self.endpoint());
+        let app = axum::Router::new().nest("/mcp", Self::router_with(Arc::clone(&endpoint)));
+        let reaper = tokio::spawn(reap(Arc::downgrade(&endpoint)));
+        let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
+        let signalled = {
+            let endpoint = Arc::clone(&endpoint);
+            async move {
+                shutdown.await;
+                tracing::info!("shutting down: no new connections; requests in progress may finish");
+                endpoint.stopping.send_replace(true);
+                let _ = stopped_tx.send(());
+            }
+        };
+        let serve = axum::serve(listener, app).with_graceful_shutdown(signalled);
+        let grace = self.shared.options.http.shutdown_grace;
+        let overdue = async move {
+            if stopped_rx.await.is_ok() {
+                tokio::time::sleep(grace).await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        };
+        let result = tokio::select! {
+            served = serve => served.map_err(Error::from),
+            () = overdue => {
+                tracing::warn!(?grace, "shutdown grace over; closing the connections left");
+                Ok(())
+            }
+        };
+        reaper.abort();
+        result
+    }
+}
+
+/// SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = interrupt => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+}
+
+/// Ends sessions idle past the limit, once a minute.
+async fn reap(endpoint: std::sync::Weak<Endpoint>) {
+    loop {
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        let Some(endpoint) = endpoint.upgrade() else { return };
+        let idle = endpoint.shared.options.http.session_idle;
+        let mut sessions = endpoint.sessions();
+        let before = sessions.len();
+        sessions.retain(|_, s| s.idle_for() < idle);
+        if sessions.len() < before {
+            tracing::debug!(ended = before - sessions.len(), "idle sessions ended");
+        }
+    }
+}
+
+impl HttpSession {
+    fn new() -> Self {
+        HttpSession {
+            state: Arc::new(State::new()),
+            last_used: Mutex::new(Instant::now()),
+            streams: Mutex::new(HashMap::new()),
+            next_stream: AtomicU64::new(1),
+        }
+    }
+
+    fn touch(&self) {
+        *lock(&self.last_used) = Instant::now();
+    }
+
+    fn idle_for(&self) -> Duration {
+        lock(&self.last_used).elapsed()
+    }
+
+    /// A new request stream, after dropping the ones past their retention.
+    fn open_stream(&self, outbox: Arc<Outbox>) -> (u64, Arc<StreamLog>) {
+        let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let log = Arc::new(StreamLog {
+            outbox,
+            sent: Mutex::new(VecDeque::new()),
+            next_seq: AtomicU64::new(1),
+            generation: AtomicU64::new(0),
+            opened: Instant::now(),
+        });
+        let mut streams = lock(&self.streams);
+        streams.retain(|_, s| s.opened.elapsed() < STREAM_RETENTION);
+        streams.insert(id, Arc::clone(&log));
+        (id, log)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// An HTTP error response: status, and a JSON-RPC error body (with the request's id when it
+/// is known) or none.
+fn refuse(status: StatusCode, id: Option<&RawValue>, code: i32, message: &str) -> Response {
+    let mut body = jsonrpc::failure(id, code, message);
+    body.pop();
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn status_only(status: StatusCode) -> Response {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    response
+}
+
+fn method_not_allowed(allow: &'static str) -> Response {
+    let mut response = refuse(StatusCode::METHOD_NOT_ALLOWED, None, -32000, "Method not allowed");
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// The host of a `Host` value or an authority: `[::1]:8080` → `::1`, `Example.com:1` →
+/// `example.com`.
+fn host_of(authority: &str) -> String {
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        rest.split(']').next().unwrap_or(rest)
+    } else {
+        authority
+            .rsplit_once(':')
+            .map_or(authority, |(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { authority })
+    };
+    host.to_ascii_lowercase()
+}
+
+impl Endpoint {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Arc<HttpSession>>> {
+        lock(&self.sessions)
+    }
+
+    async fn handle(self: Arc<Self>, request: Request) -> Response {
+        let options = &self.shared.options.http;
+        if let Some(refused) = self.check_origin(&request) {
+            return refused;
+        }
+        match *request.method() {
+            Method::POST => self.post(request).await,
+            Method::GET | Method::DELETE if options.stateless => method_not_allowed("POST"),
+            Method::GET => self.get(&request),
+            Method::DELETE => self.delete(&request),
+            _ => method_not_allowed(if options.stateless { "POST" } else { "GET, POST, DELETE" }),
+        }
+    }
+
+    /// DNS rebinding: `Host` (or the URI's authority) and `Origin` must be allowed.
+    fn check_origin(&self, request: &Request) -> Option<Response> {
+        let options = &self.shared.options.http;
+        let headers = request.headers();
+        let authority = header_str(headers, header::HOST.as_str())
+            .map(str::to_owned)
+            .or_else(|| request.uri().authority().map(|a| a.as_str().to_owned()));
+        let host_ok = |host: &str| options.allowed_hosts.iter().any(|h| h.eq_ignore_ascii_case(host) || h == "*");
+        let Some(authority) = authority else {
+            return Some(refuse(StatusCode::BAD_REQUEST, None, -32600, "Bad request: no Host header"));
+        };
+        if !host_ok(&host_of(&authority)) {
+            tracing::warn!(host = %authority, "refused a request for a host that is not allowed (DNS rebinding protection); allow it with ServerBuilder::allowed_hosts");
+            return Some(refuse(StatusCode::FORBIDDEN, None, -32600, "Forbidden: Host not allowed"));
+        }
+        if let Some(origin) = header_str(headers, header::ORIGIN.as_str()) {
+            let allowed = if options.allowed_origins.is_empty() {
+                origin
+                    .split_once("://")
+                    .is_some_and(|(_, rest)| host_ok(&host_of(rest.split('/').next().unwrap_or(rest))))
+            } else {
+                options.allowed_origins.iter().any(|o| {
+                    o.eq_ignore_ascii_case(origin)
+                        || (!o.contains("://")
+                            && origin.split_once("://").is_some_and(|(_, rest)| host_of(rest).eq_ignore_ascii_case(o)))
+                })
+            };
+            if !allowed {
+                tracing::warn!(
+                    origin,
+                    "refused a request from an origin that is not allowed; allow it with ServerBuilder::allowed_origins"
+                );
+                return Some(refuse(StatusCode::FORBIDDEN, None, -32600, "Forbidden: Origin not allowed"));
+            }
+        }
+        None
+    }
+
+    async fn post(self: Arc<Self>, request: Request) -> Response {
+        let options = &self.shared.options.http;
+        let (parts, body) = request.into_parts();
+        if let Some(refused) = refuse_post_headers(&parts.headers) {
+            return refused;
+        }
+        let Ok(bytes) = axum::body::to_bytes(body, options.max_body_bytes).await else {
+            return refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                None,
+                -32600,
+                &format!("Payload too large: a message is at most {} bytes", options.max_body_bytes),
+            );
+        };
+        // The ladder's JSON-RPC rungs: what the message is, and its id.
+        let (id, is_request, initialize) = match jsonrpc::parse(&bytes) {
+            Incoming::ParseError => return refuse(StatusCode::BAD_REQUEST, None, -32700, "Parse error"),
+            Incoming::Invalid { id, message } => {
+                return refuse(StatusCode::BAD_REQUEST, id.as_deref(), -32600, &message);
+            }
+            Incoming::Request { id, method, .. } => (Some(id.to_owned()), true, method == "initialize"),
+            Incoming::Notification { .. } | Incoming::Response => (None, false, false),
+        };
+        if let Some(version) = header_str(&parts.headers, VERSION_HEADER)
+            && !initialize
+            && !SUPPORTED_VERSIONS.contains(&version)
+        {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                id.as_deref(),
+                -32600,
+                &format!(
+                    "Bad request: unsupported MCP-Protocol-Version {version:?}; supported: {}",
+                    SUPPORTED_VERSIONS.join(", ")
+                ),
+            );
+        }
+        let (session, minted) = match self.session_for(&parts.headers, initialize, id.as_deref()) {
+            Ok(found) => found,
+            Err(refused) => return *refused,
+        };
+        session.touch();
+        let outbox = Arc::new(Outbox::default());
+        let view = Arc::new(Session::view(
+            Arc::clone(&self.shared),
+            Arc::clone(&session.state),
+            Arc::clone(&outbox),
+            Some(Arc::new(parts)),
+        ));
+        let admit = Admit { answer: true, run: true, refuse: false };
+        if let Next::Call { id, req, cancel } = view.handle(&bytes, admit, Seen::Fresh) {
+            tokio::spawn(Arc::clone(&view).run_call(id, req, cancel));
+        }
+        let mut response = if is_request {
+            let stream = (!options.stateless).then(|| session.open_stream(Arc::clone(&outbox)));
+            answer(outbox, stream, options.retry_ms).await
+        } else {
+            // A notification or a response: accepted, nothing to answer.
+            status_only(StatusCode::ACCEPTED)
+        };
+        if let Some(id) = minted.and_then(|k| HeaderValue::from_str(&k).ok()) {
+            response.headers_mut().insert(SESSION_HEADER, id);
+        }
+        response
+    }
+
+    /// The session a POST belongs to: minted by `initialize` (its id to send back), required
+    /// afterwards; a throwaway one when stateless.
+    fn session_for(
+        &self,
+        headers: &HeaderMap,
+        initialize: bool,
+        id: Option<&RawValue>,
+    ) -> Result<(Arc<HttpSession>, Option<String>), Box<Response>> {
+        let options = &self.shared.options.http;
+        if options.stateless {
+            return Ok((Arc::new(HttpSession::new()), None));
+        }
+        if initialize {
+            let mut sessions = self.sessions();
+            if sessions.len() >= options.max_sessions {
+                drop(sessions);
+                tracing::warn!(max = options.max_sessions, "refused initialize: too many live sessions");
+                return Err(Box::new(refuse(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    id,
+                    -32000,
+                    "Service unavailable: too many live sessions; retry later",
+                )));
+            }
+            let key = session_id();
+            let session = Arc::new(HttpSession::new());
+            sessions.insert(key.clone().into(), Arc::clone(&session));
+            return Ok((session, Some(key)));
+        }
+        let Some(key) = header_str(headers, SESSION_HEADER) else {
+            return Err(Box::new(refuse(
+                StatusCode::BAD_REQUEST,
+                id,
+                -32600,
+                "Bad request: Mcp-Session-Id header is required (send initialize first)",
+            )));
+        };
+        let session = self.sessions().get(key).cloned().ok_or_else(|| {
+            Box::new(refuse(
+                StatusCode::NOT_FOUND,
+                id,
+                -32001,
+                "Session not found: it ended or never existed; send initialize to start a new one",
+            ))
+        })?;
+        Ok((session, None))
+    }
+
+    /// GET: the session's standalone stream, or a request stream resumed after
+    /// `Last-Event-ID`.
+    fn get(&self, request: &Request) -> Response {
+        let headers = request.headers();
+        if !header_str(headers, header::ACCEPT.as_str())
+            .is_some_and(|a| a.contains("text/event-stream") || a.contains("*/*"))
+        {
+            return refuse(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                -32600,
+                "Not acceptable: GET opens an SSE stream; accept text/event-stream",
+            );
+        }
+        let session = match self.session_of(headers) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        session.touch();
+        if let Some(last) = header_str(headers, LAST_EVENT_HEADER) {
+            let resumed = last
+                .split_once('-')
+                .and_then(|(stream, seq)| Some((stream.parse::<u64>().ok()?, seq.parse::<u64>().ok()?)));
+            let Some((stream, after)) = resumed else {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    -32600,
+                    "Bad request: Last-Event-ID is not an event id of this server",
+                );
+            };
+            let Some(log) = lock(&session.streams).get(&stream).cloned() else {
+                return refuse(StatusCode::NOT_FOUND, None, -32001, "Stream not found: it ended or expired");
+            };
+            let replay: VecDeque<Bytes> =
+                lock(&log.sent).iter().filter(|(seq, _)| *seq > after).map(|(_, event)| event.clone()).collect();
+            return sse(events(Arc::clone(&log.outbox), Some((stream, log)), replay));
+        }
+        // The standalone stream: nothing is sent on it yet but keep-alive comments; it ends
+        // when the session does or the server stops.
+        let stopping = self.stopping.subscribe();
+        let session = Arc::downgrade(&session);
+        let body = futures_util::stream::unfold(false, move |done| {
+            let session = session.clone();
+            let mut stopping = stopping.clone();
+            async move {
+                if done {
+                    return None;
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(KEEP_ALIVE) => {}
+                    _ = stopping.wait_for(|s| *s) => return None,
+                }
+                session.upgrade()?;
+                Some((Ok::<_, Infallible>(Bytes::from_static(b": keep-alive\n\n")), false))
+            }
+        });
+        sse(Body::from_stream(body))
+    }
+
+    fn delete(&self, request: &Request) -> Response {
+        let Some(key) = header_str(request.headers(), SESSION_HEADER) else {
+            return refuse(StatusCode::BAD_REQUEST, None, -32600, "Bad request: Mcp-Session-Id header is required");
+        };
+        match self.sessions().remove(key) {
+            Some(_) => status_only(StatusCode::OK),
+            None => refuse(StatusCode::NOT_FOUND, None, -32001, "Session not found"),
+        }
+    }
+
+    fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Box<Response>> {
+        let Some(key) = header_str(headers, SESSION_HEADER) else {
+            return Err(Box::new(refuse(
+                StatusCode::BAD_REQUEST,
+                None,
+                -32600,
+                "Bad request: Mcp-Session-Id header is required",
+            )));
+        };
+        self.sessions().get(key).cloned().ok_or_else(|| {
+            Box::new(refuse(
+                StatusCode::NOT_FOUND,
+                None,
+                -32001,
+                "Session not found: send initialize to start a new one",
+            ))
+        })
+    }
+}
+
+/// `Accept` must take both JSON and SSE (406); the body must be JSON (415).
+fn refuse_post_headers(headers: &HeaderMap) -> Option<Response> {
+    let accept = header_str(headers, header::ACCEPT.as_str()).unwrap_or("");
+    let takes = |kind: &str| accept.contains(kind) || accept.contains("*/*");
+    if !takes("application/json") || !takes("text/event-stream") {
+        return Some(refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            -32600,
+            "Not acceptable: the client must accept both application/json and text/event-stream",
+        ));
+    }
+    let content_type = header_str(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
+    if !content_type.trim_start().to_ascii_lowercase().starts_with("application/json") {
+        return Some(refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            None,
+            -32600,
+            "Unsupported media type: send application/json",
+        ));
+    }
+    None
+}
+
+/// A fresh session id: 32 characters from the OS's cryptographic source (visible ASCII).
+fn session_id() -> String {
+    crate::request_id::RequestId::token(32)
+}
+
+/// The response to a request sent by POST: JSON when its answer comes first, else an SSE stream
+/// that ends after the answer (or when the handler pauses it).
+async fn answer(outbox: Arc<Outbox>, stream: Option<(u64, Arc<StreamLog>)>, retry_ms: u64) -> Response {
+    loop {
+        match outbox.peek() {
+            Some(Kind::Answer) => {
+                let mut line = outbox.pop().map(|l| l.bytes).unwrap_or_default();
+                line.pop();
+                let mut response = Response::new(Body::from(line));
+                response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                return response;
+            }
+            // Cancelled before anything was sent: an empty stream.
+            Some(Kind::Unanswered) => return sse(Body::empty()),
+            Some(Kind::Notification | Kind::Pause) => {
+                let mut replay = VecDeque::new();
+                if let Some((id, log)) = &stream {
+                    // The priming event: an id to resume from, and how long to wait first.
+                    let priming = Bytes::from(format!("id: {id}-0\nretry: {retry_ms}\ndata: \n\n"));
+                    lock(&log.sent).push_back((0, priming.clone()));
+                    replay.push_back(priming);
+                }
+                return sse(events(outbox, stream, replay));
+            }
+            None => outbox.ready().await,
+        }
+    }
+}
+
+fn sse(body: Body) -> Response {
+    let mut response = Response::new(body);
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// An SSE body: `first` events, then the outbox's lines as events until the answer, a pause,
+/// or an attachment that replaces this one.
+fn events(outbox: Arc<Outbox>, stream: Option<(u64, Arc<StreamLog>)>, first: VecDeque<Bytes>) -> Body {
+    let generation = stream.as_ref().map(|(_, log)| log.generation.fetch_add(1, Ordering::AcqRel) + 1);
+    let state = (first, false);
+    let body = futures_util::stream::unfold(state, move |(mut pending, mut done)| {
+        let outbox = Arc::clone(&outbox);
+        let stream = stream.clone();
+        async move {
+            loop {
+                if let Some(event) = pending.pop_front() {
+                    return Some((Ok::<_, Infallible>(event), (pending, done)));
+                }
+                if done {
+                    return None;
+                }
+                if let (Some((_, log)), Some(mine)) = (&stream, generation)
+                    && log.generation.load(Ordering::Acquire) != mine
+                {
+                    return None;
+                }
+                let Some(line) = outbox.pop() else {
+                    outbox.ready().await;
+                    continue;
+                };
+                match line.kind {
+                    // Ends this response; the stream goes on for a client that resumes it.
+                    Kind::Pause => done = stream.is_some(),
+                    Kind::Unanswered => done = true,
+                    Kind::Answer | Kind::Notification => {
+                        let mut data = line.bytes;
+                        data.pop();
+                        let event = frame(stream.as_ref(), &data);
+                        pending.push_back(event);
+                        done = line.kind == Kind::Answer;
+                    }
+                }
+            }
+        }
+    });
+    Body::from_stream(body)
+}
+
+/// One message as an SSE event: with its id (kept for resumption) on a resumable stream.
+fn frame(stream: Option<&(u64, Arc<StreamLog>)>, data: &[u8]) -> Bytes {
+    let Some((id, log)) = stream else {
+        let mut e = b"data: ".to_vec();
+        e.extend_from_slice(data);
+        e.extend_from_slice(b"\n\n");
+        return Bytes::from(e);
+    };
+    let seq = log.next_seq.fetch_add(1, Ordering::AcqRel);
+    let mut e = format!("id: {id}-{seq}\ndata: ").into_bytes();
+    e.extend_from_slice(data);
+    e.extend_from_slice(b"\n\n");
+    let e = Bytes::from(e);
+    let mut sent = lock(&log.sent);
+    if sent.len() >= REPLAY_EVENTS {
+        sent.pop_front();
+    }
+    sent.push_back((seq, e.clone()));
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_are_read_without_their_port() {
+        assert_eq!(host_of("localhost:3000"), "localhost");
+        assert_eq!(host_of("[::1]:8080"), "::1");
+        assert_eq!(host_of("Example.COM"), "example.com");
+        assert_eq!(host_of("127.0.0.1"), "127.0.0.1");
+    }
+
+    #[test]
+    fn session_ids_are_visible_ascii_and_fresh() {
+        let a = session_id();
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+        assert_ne!(a, session_id());
+    }
+}
