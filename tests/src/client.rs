@@ -1,4 +1,6 @@
-//! A minimal JSON-RPC client over a child process's stdio, for tests.
+//! A minimal JSON-RPC client over a child process's stdio, for tests; or over Streamable
+//! HTTP, when `MCP_TEST_TRANSPORT=http` (the same test bodies, the other transport: each
+//! message is POSTed, and what the responses carry arrives as lines, as on stdio).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
@@ -21,6 +23,14 @@ pub struct Client {
     _unread_stderr: Option<ChildStderr>,
     /// Feeds a thread that writes to stdin (see [`Pipes::stdin_thread`]).
     feeder: Option<mpsc::Sender<Vec<u8>>>,
+    /// Over HTTP: the server's port, its session id once minted, and where responses go.
+    http: Option<Http>,
+}
+
+struct Http {
+    port: u16,
+    session: std::sync::Arc<std::sync::Mutex<Option<String>>>,
+    lines: mpsc::Sender<String>,
 }
 
 /// How [`Client::spawn_with`] handles the child's pipes. The default is what
@@ -42,7 +52,96 @@ impl Client {
     /// Spawns a server binary (pass `env!("CARGO_BIN_EXE_fixture-server")`) with extra
     /// environment variables.
     pub fn spawn(path: &str, env: &[(&str, &str)]) -> Client {
+        if std::env::var("MCP_TEST_TRANSPORT").is_ok_and(|t| t == "http") {
+            return Client::spawn_http(path, env, &[]);
+        }
         Client::spawn_with(path, env, Pipes::default())
+    }
+
+    /// Spawns a server binary serving Streamable HTTP on a free port (`--http`, then
+    /// `args`), and talks to it at `/mcp`.
+    pub fn spawn_http(path: &str, env: &[(&str, &str)], args: &[&str]) -> Client {
+        let port = crate::http::free_port();
+        let mut cmd = Command::new(path);
+        cmd.arg("--http").arg(format!("127.0.0.1:{port}")).args(args);
+        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn the server");
+        let stderr_buf = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = stderr_buf.clone();
+        let stderr = child.stderr.take().expect("stderr");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        assert!(crate::http::wait_listening(port), "the server did not listen on {port}");
+        let (tx, rx) = mpsc::channel();
+        Client {
+            child,
+            stdin: None,
+            lines: rx,
+            stderr: stderr_buf,
+            next_id: 1,
+            unread_stdout: None,
+            _unread_stderr: None,
+            feeder: None,
+            http: Some(Http { port, session: std::sync::Arc::default(), lines: tx }),
+        }
+    }
+
+    /// The port of a server spawned over HTTP.
+    pub fn http_port(&self) -> Option<u16> {
+        self.http.as_ref().map(|h| h.port)
+    }
+
+    /// The session id the server minted (over HTTP, after `initialize`).
+    pub fn http_session(&self) -> Option<String> {
+        self.http.as_ref().and_then(|h| h.session.lock().unwrap().clone())
+    }
+
+    /// POSTs one message from a thread; what the response carries (a JSON body, SSE events,
+    /// an error body) arrives as lines. Returns once the response has begun, or after 300 ms
+    /// (a JSON answer that is not ready yet must not hold up the next message).
+    fn post(&self, line: &str) {
+        let Some(http) = &self.http else { return };
+        let (port, session, lines) = (http.port, std::sync::Arc::clone(&http.session), http.lines.clone());
+        let body = line.as_bytes().to_vec();
+        let (begun, started) = mpsc::channel();
+        std::thread::spawn(move || {
+            let sid = session.lock().unwrap().clone();
+            let mut headers =
+                vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+            if let Some(sid) = sid.as_deref() {
+                headers.push(("Mcp-Session-Id", sid));
+            }
+            let Ok(mut response) = crate::http::request(port, "POST", "/mcp", &headers, &body) else {
+                let _ = begun.send(());
+                return;
+            };
+            if let Some(minted) = response.header("mcp-session-id") {
+                *session.lock().unwrap() = Some(minted.to_owned());
+            }
+            let _ = begun.send(());
+            if response.header("content-type").is_some_and(|t| t.starts_with("text/event-stream")) {
+                while let Some((_, data)) = response.next_event() {
+                    if !data.trim().is_empty() {
+                        let _ = lines.send(data);
+                    }
+                }
+            } else {
+                let text = response.text();
+                if !text.trim().is_empty() {
+                    let _ = lines.send(text);
+                }
+            }
+        });
+        let _ = started.recv_timeout(Duration::from_millis(300));
     }
 
     /// [`Client::spawn`], with the pipes handled as `pipes` says.
@@ -103,6 +202,7 @@ impl Client {
             unread_stdout,
             _unread_stderr: unread_stderr,
             feeder,
+            http: None,
         }
     }
 
@@ -144,6 +244,10 @@ impl Client {
 
     /// Writes one raw line (a newline is added).
     pub fn send_raw(&mut self, line: &str) {
+        if self.http.is_some() {
+            self.post(line);
+            return;
+        }
         if let Some(feed) = &self.feeder {
             let mut bytes = Vec::with_capacity(line.len() + 1);
             bytes.extend_from_slice(line.as_bytes());
@@ -224,8 +328,11 @@ impl Client {
         resp.get("result").cloned().unwrap_or_else(|| panic!("expected a result, got {resp}"))
     }
 
-    /// Closes stdin (EOF).
+    /// Closes stdin (EOF); over HTTP, asks the server to stop (SIGTERM).
     pub fn close_stdin(&mut self) {
+        if self.http.is_some() {
+            let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        }
         self.stdin.take();
         self.feeder.take();
     }

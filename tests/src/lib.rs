@@ -5,4 +5,5 @@
 pub mod client;
 mod context_tools;
 pub mod fixture;
+pub mod http;
 pub mod toolchain;

@@ -1,0 +1,176 @@
+//! A minimal HTTP/1.1 client for tests of the Streamable HTTP transport: one request per
+//! connection (`Connection: close`), the status, the headers, and the body read as it comes
+//! (chunked or not), so that SSE events can be taken one at a time.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// A response whose body has not been read yet.
+pub struct Response {
+    /// The status code.
+    pub status: u16,
+    /// The headers, names lowercased, in order.
+    pub headers: Vec<(String, String)>,
+    body: Box<dyn BufRead + Send>,
+}
+
+impl Response {
+    /// The first header with this (lowercase) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The whole body as text.
+    pub fn text(mut self) -> String {
+        let mut body = String::new();
+        let _ = self.body.read_to_string(&mut body);
+        body
+    }
+
+    /// The next SSE event's `(id, data)`; `None` at the end of the stream.
+    pub fn next_event(&mut self) -> Option<(Option<String>, String)> {
+        let mut id = None;
+        let mut data: Option<String> = None;
+        loop {
+            let mut line = String::new();
+            if self.body.read_line(&mut line).ok()? == 0 {
+                return data.map(|d| (id, d));
+            }
+            let line = line.trim_end_matches(['\r', '\n']);
+            if line.is_empty() {
+                if let Some(d) = data.take() {
+                    return Some((id, d));
+                }
+                id = None;
+                continue;
+            }
+            if let Some(v) = line.strip_prefix("id:") {
+                id = Some(v.trim_start().to_owned());
+            } else if let Some(v) = line.strip_prefix("data:") {
+                let v = v.strip_prefix(' ').unwrap_or(v);
+                data = Some(match data {
+                    Some(mut d) => {
+                        d.push('\n');
+                        d.push_str(v);
+                        d
+                    }
+                    None => v.to_owned(),
+                });
+            }
+        }
+    }
+}
+
+/// Sends one request to `127.0.0.1:<port>` and reads the status and headers.
+pub fn request(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<Response> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    stream.flush()?;
+    let mut reader = BufReader::new(stream);
+    let mut status_line = String::new();
+    reader.read_line(&mut status_line)?;
+    let status = status_line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("not an HTTP status line: {status_line:?}")))?;
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line)?;
+        let line = line.trim_end_matches(['\r', '\n']);
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+        }
+    }
+    let chunked = headers.iter().any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
+    let length = headers.iter().find(|(n, _)| n == "content-length").and_then(|(_, v)| v.parse::<u64>().ok());
+    let body: Box<dyn BufRead + Send> = if chunked {
+        Box::new(BufReader::new(Chunked { inner: reader, left: 0, done: false }))
+    } else if let Some(length) = length {
+        Box::new(BufReader::new(reader.take(length)))
+    } else {
+        Box::new(reader)
+    };
+    Ok(Response { status, headers, body })
+}
+
+/// `Transfer-Encoding: chunked`, decoded.
+struct Chunked<R> {
+    inner: R,
+    left: usize,
+    done: bool,
+}
+
+impl<R: BufRead> Read for Chunked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.done {
+            return Ok(0);
+        }
+        if self.left == 0 {
+            let mut size = String::new();
+            if self.inner.read_line(&mut size)? == 0 {
+                self.done = true;
+                return Ok(0);
+            }
+            return self.read_size(size.trim(), buf);
+        }
+        let want = buf.len().min(self.left);
+        let n = self.inner.read(&mut buf[..want])?;
+        self.left -= n;
+        if self.left == 0 {
+            let mut crlf = String::new();
+            self.inner.read_line(&mut crlf)?;
+        }
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> Chunked<R> {
+    fn read_size(&mut self, size: &str, buf: &mut [u8]) -> std::io::Result<usize> {
+        let size = usize::from_str_radix(size.split(';').next().unwrap_or("0").trim(), 16)
+            .map_err(|_| std::io::Error::other(format!("bad chunk size {size:?}")))?;
+        if size == 0 {
+            self.done = true;
+            return Ok(0);
+        }
+        self.left = size;
+        self.read(buf)
+    }
+}
+
+/// A port nobody listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+/// Waits until something listens on the port (10 s at most).
+pub fn wait_listening(port: u16) -> bool {
+    for _ in 0..200 {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
