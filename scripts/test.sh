@@ -76,8 +76,12 @@ bash tests/conformance/run.sh --requirements 2025-11-25 --expected-failures test
 step "conformance: json-schema-2020-12 (schemas as written)"
 bash tests/conformance/run.sh --scenario json-schema-2020-12 -- "$ROOT/target/debug/conformance-server"
 
-step "cargo tests (unit, integration over stdio, trybuild, expansion snapshots, doctests)"
+step "cargo tests (unit, integration over stdio and HTTP, trybuild, expansion snapshots, doctests)"
 CI="${CI:-true}" cargo test --workspace --no-fail-fast
+
+step "the envelope, classification and hint suites again, over Streamable HTTP"
+MCP_TEST_TRANSPORT=http cargo test -p mcp-tests --no-fail-fast \
+  --test envelope --test classification --test invalid_arguments --test output_schema_errors --test schemas
 
 step "schema lint: the Inspector's --strict report is empty for every server"
 NOTES_LINT_DIR="$(mktemp -d)"

@@ -1,6 +1,6 @@
 //! A minimal JSON-RPC client over a child process's stdio, for tests; or over Streamable
 //! HTTP, when `MCP_TEST_TRANSPORT=http` (the same test bodies, the other transport: each
-//! message is POSTed, and what the responses carry arrives as lines, as on stdio).
+//! message is sent by POST, and what the responses carry arrives as lines, as on stdio).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
@@ -105,7 +105,7 @@ impl Client {
         self.http.as_ref().and_then(|h| h.session.lock().unwrap().clone())
     }
 
-    /// POSTs one message from a thread; what the response carries (a JSON body, SSE events,
+    /// Sends one message by POST from a thread; what the response carries (a JSON body, SSE events,
     /// an error body) arrives as lines. Returns once the response has begun, or after 300 ms
     /// (a JSON answer that is not ready yet must not hold up the next message).
     fn post(&self, line: &str) {
