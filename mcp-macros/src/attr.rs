@@ -28,6 +28,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "icons",
     "meta",
     "allow_unknown_args",
+    "needs_session",
     "timeout_ms",
     "contract",
     "crate",
@@ -47,6 +48,7 @@ pub(crate) struct ToolAttr {
     pub(crate) icons: Vec<IconAttr>,
     pub(crate) meta: Vec<(LitStr, Lit)>,
     pub(crate) allow_unknown_args: bool,
+    pub(crate) needs_session: bool,
     pub(crate) timeout_ms: Option<LitInt>,
     pub(crate) contract: Option<Path>,
     pub(crate) krate: Option<Path>,
@@ -231,6 +233,13 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> To
             "allow_unknown_args" => {
                 attr.allow_unknown_args = if meta.input.peek(Token![=]) {
                     bool_value(cx, &meta, "allow_unknown_args")?.is_some_and(|b| b.value)
+                } else {
+                    true
+                };
+            }
+            "needs_session" => {
+                attr.needs_session = if meta.input.peek(Token![=]) {
+                    bool_value(cx, &meta, "needs_session")?.is_some_and(|b| b.value)
                 } else {
                     true
                 };

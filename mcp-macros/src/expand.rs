@@ -313,6 +313,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
         quote!(<#e as #krate::Contract>::ENTRIES)
     };
     let allow_unknown = tool.attr.allow_unknown_args;
+    let needs_session = tool.attr.needs_session;
 
     quote! {
         const _: () = {
@@ -325,6 +326,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
                         #metadata
                         input: #input_spec,
                         allow_unknown_args: #allow_unknown,
+                        needs_session: #needs_session,
                         blocking: #blocking,
                         module: ::core::module_path!(),
                         output_schema: __mcp_output_schema,

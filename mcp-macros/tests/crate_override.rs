@@ -55,7 +55,14 @@ fn lookup(ctx: &Ctx<Lookup>, key: String) -> Result<String, ToolError> {
 
 #[tokio::test]
 async fn tools_generated_with_a_renamed_runtime_serve_calls() {
-    let server = Server::builder("renamed", "0.0.0").tool(add).tool(echo).tool(lookup).build().expect("server");
+    // `structuredContent.error` on every error, so that the contract's parts can be read.
+    let server = Server::builder("renamed", "0.0.0")
+        .tool(add)
+        .tool(echo)
+        .tool(lookup)
+        .structured_errors_always(true)
+        .build()
+        .expect("server");
 
     let ok = server.call("add", json!({"a": 2, "b": 3})).await;
     assert_eq!(ok.structured_content, Some(json!({"sum": 5})));

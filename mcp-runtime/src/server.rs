@@ -42,6 +42,9 @@ pub struct ToolSpec {
     pub input: InputSpec,
     /// `#[tool(allow_unknown_args)]`: the input schema does not reject unknown keys.
     pub allow_unknown_args: bool,
+    /// `#[tool(needs_session)]`: the tool relies on a session (state across requests); a
+    /// server that serves HTTP without sessions refuses to build with it.
+    pub needs_session: bool,
     /// The fn is not `async`, so it may block: with a time limit, or once a call of it held
     /// its thread for more than a millisecond, it runs on the blocking pool.
     pub blocking: bool,
@@ -169,6 +172,11 @@ pub enum Error {
         /// What the validator said.
         message: String,
     },
+    /// A tool needs a session, and the server is configured without them.
+    #[error(
+        "tool `{0}` needs a session (`#[tool(needs_session)]`), but the server serves HTTP without sessions (`ServerBuilder::stateless_http(true)`, `--stateless`): serve it with sessions, or register the tool on another server"
+    )]
+    NeedsSession(String),
     /// `disable` or `policy` named a tool that is not registered.
     #[error("`{0}` is not a registered tool")]
     UnknownTool(String),
@@ -495,6 +503,9 @@ impl ServerBuilder {
         let mut tools = Vec::with_capacity(self.specs.len());
         let mut by_name = HashMap::new();
         for (spec, disabled) in self.specs {
+            if spec.needs_session && self.options.http.stateless {
+                return Err(Error::NeedsSession(spec.name.to_owned()));
+            }
             if by_name.insert(spec.name, tools.len()).is_some() {
                 return Err(Error::DuplicateTool(spec.name.to_owned()));
             }

@@ -470,6 +470,7 @@ const _: () = {
                     ::mcp_runtime::schemars::SchemaGenerator::root_schema_for::<Query>,
                 ),
                 allow_unknown_args: false,
+                needs_session: false,
                 blocking: false,
                 module: "macrotest001",
                 output_schema: __mcp_output_schema,

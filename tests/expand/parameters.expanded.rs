@@ -431,6 +431,7 @@ const _: () = {
                     >,
                 ),
                 allow_unknown_args: false,
+                needs_session: false,
                 blocking: true,
                 module: "macrotest003",
                 output_schema: __mcp_output_schema,

@@ -418,6 +418,7 @@ const _: () = {
                     >,
                 ),
                 allow_unknown_args: false,
+                needs_session: false,
                 blocking: false,
                 module: "macrotest005",
                 output_schema: __mcp_output_schema,

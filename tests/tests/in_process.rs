@@ -174,3 +174,18 @@ async fn state_is_read_with_a_question_mark_and_missing_state_is_a_configuration
         })
     );
 }
+
+/// Keeps a running total in the session (it needs one).
+#[tool(needs_session)]
+fn running_total() -> String {
+    "0".into()
+}
+
+#[test]
+fn a_tool_that_needs_a_session_refuses_a_stateless_server() {
+    let err = RuntimeServer::builder("t", "0").tool(running_total).stateless_http(true).build().err().expect("refused");
+    assert!(matches!(&err, Error::NeedsSession(tool) if tool == "running_total"), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("stateless_http(true)") && message.contains("--stateless"), "{message}");
+    assert!(RuntimeServer::builder("t", "0").tool(running_total).build().is_ok());
+}
