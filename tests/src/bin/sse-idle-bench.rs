@@ -65,9 +65,9 @@ fn main() {
         assert!(start.elapsed() < Duration::from_secs(10), "the server did not listen");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let post = "POST /mcp HTTP/1.1\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n";
+    let post_head = "POST /mcp HTTP/1.1\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n";
     let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sse-idle-bench","version":"1"}}}"#;
-    let (status, session, mut rest) = send(port, post, init);
+    let (status, session, mut rest) = send(port, post_head, init);
     let mut ignored = Vec::new();
     let _ = rest.read_to_end(&mut ignored);
     let session = session.unwrap_or_else(|| panic!("initialize answered {status} without a session id"));
@@ -89,7 +89,7 @@ fn main() {
     let per_stream = after_kb.saturating_sub(before_kb) * 1024 / u64::try_from(n).unwrap_or(u64::MAX).max(1);
     // Still serving: a ping on the session.
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    let head = format!("{post}Mcp-Session-Id: {session}\r\n");
+    let head = format!("{post_head}Mcp-Session-Id: {session}\r\n");
     let (status, _, mut reader) = send(port, &head, ping);
     let mut body = String::new();
     let _ = reader.read_to_string(&mut body);
