@@ -490,7 +490,8 @@ mod tests {
     #[tokio::test]
     async fn write_read_search_list_delete() {
         let tmp = TempDir::new("roundtrip");
-        let server = server(NotesDir::open(&tmp.0).unwrap()).unwrap();
+        // `structuredContent.error` on every error, so that its parts can be checked.
+        let server = builder(NotesDir::open(&tmp.0).unwrap()).structured_errors_always(true).build().unwrap();
 
         let written = server.call("write_note", json!({"name": "todo", "text": "# Todo\nbuy milk\n"})).await;
         assert_eq!(written.structured_content, Some(json!({"name": "todo", "bytes": 16, "created": true})));
@@ -526,7 +527,8 @@ mod tests {
     async fn failures_carry_their_reason_and_hint() {
         let tmp = TempDir::new("failures");
         std::fs::write(tmp.0.join("groceries.md"), "eggs").unwrap();
-        let server = server(NotesDir::open(&tmp.0).unwrap()).unwrap();
+        // `structuredContent.error` on every error, so that its parts can be checked.
+        let server = builder(NotesDir::open(&tmp.0).unwrap()).structured_errors_always(true).build().unwrap();
 
         let missing = server.call("read_note", json!({"name": "grocery"})).await;
         let err = error_of(&missing);

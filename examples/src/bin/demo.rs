@@ -201,7 +201,7 @@ fn call(
         }
         (Expect::ToolError(reason), true) => {
             print_tool_error(result);
-            let got = result.pointer("/structuredContent/error/data/reason").and_then(Value::as_str);
+            let got = reason_of(result);
             if got == Some(*reason) {
                 Ok(0)
             } else {
@@ -248,6 +248,17 @@ fn print_success(result: &Value) {
     }
 }
 
+/// The failure's reason: from `structuredContent.error`, or, for a tool with an output schema
+/// (whose error results carry only text), from the text's terms line `(reason … · …)`.
+fn reason_of(result: &Value) -> Option<&str> {
+    if let Some(reason) = result.pointer("/structuredContent/error/data/reason").and_then(Value::as_str) {
+        return Some(reason);
+    }
+    let text = result.pointer("/content/0/text").and_then(Value::as_str)?;
+    let terms = text.rsplit("\n\n").next()?.strip_prefix('(')?;
+    terms.split(" · ").find_map(|term| term.strip_prefix("reason "))
+}
+
 /// An error result: the text block exactly as the model reads it, then the machine-readable
 /// error in brief.
 fn print_tool_error(result: &Value) {
@@ -264,6 +275,8 @@ fn print_tool_error(result: &Value) {
             brief["issues"] = issues.clone();
         }
         println!("  structuredContent.error (in brief): {}", cut(&brief.to_string(), 240));
+    } else {
+        println!("  (no structuredContent: the tool declares an outputSchema, so the text carries the whole error)");
     }
 }
 
