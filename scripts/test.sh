@@ -63,6 +63,24 @@ node tests/interop/ts-v2/test_fixture.mjs "$ROOT/target/debug/fixture-server"
 step "interop: MCP Inspector CLI"
 node tests/interop/inspector/test_fixture.mjs "$ROOT/target/debug/fixture-server"
 
+# The same suites over Streamable HTTP: each starts `fixture-server --http 127.0.0.1:<free
+# port>` itself, with sessions, then `--stateless` (every client here works without sessions).
+step "interop over HTTP: official Python client (sessions, then stateless)"
+"$VENV/bin/python" tests/interop/python/test_fixture.py "$ROOT/target/debug/fixture-server" --http
+"$VENV/bin/python" tests/interop/python/test_fixture.py "$ROOT/target/debug/fixture-server" --http --stateless
+
+step "interop over HTTP: official TypeScript client (sessions, then stateless)"
+node tests/interop/ts/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http
+node tests/interop/ts/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http --stateless
+
+step "interop over HTTP: TypeScript SDK v2 client (sessions, then stateless)"
+node tests/interop/ts-v2/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http
+node tests/interop/ts-v2/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http --stateless
+
+step "interop over HTTP: MCP Inspector CLI (sessions, then stateless)"
+node tests/interop/inspector/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http
+node tests/interop/inspector/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http --stateless
+
 step "conformance: official MCP conformance suite over Streamable HTTP (what spec revision 2025-11-25 requires)"
 bash tests/conformance/run.sh --requirements 2025-11-25 --expected-failures tests/conformance/baseline.yml \
   -- "$ROOT/target/debug/conformance-server"

@@ -1,18 +1,21 @@
-// Interop: the MCP Inspector CLI (pinned in package.json) drives fixture-server over stdio.
-//   node test_fixture.mjs <path to fixture-server>
+// Interop: the MCP Inspector CLI (pinned in package.json) drives fixture-server over stdio,
+// or over Streamable HTTP (`--transport http <url>`) against a fixture-server this suite starts.
+//   node test_fixture.mjs <path to fixture-server> [--http [--stateless]]
 // One Inspector run per check, `--format json`: its stdout is the result the model would be
 // shown. A tool error makes the Inspector exit with its tool-error status (5): expected. Each
 // failure must reach the model as the error envelope, never replaced by the Inspector's own
 // output-schema complaint (it validates structuredContent against the outputSchema even on
 // isError results, so a tool with an outputSchema must send none on errors).
 import assert from "node:assert/strict";
+import { startHttpServer, transportArgs } from "../http_server.mjs";
 import { EXIT, inspector } from "./run_inspector.mjs";
 
-const server = process.argv[2];
-if (!server) {
-  console.error("usage: node test_fixture.mjs <fixture-server>");
-  process.exit(2);
-}
+const { server, http, stateless, label } = transportArgs(process.argv.slice(2), "node test_fixture.mjs");
+console.log(`transport: ${label}`);
+// Over HTTP one server serves every Inspector run (each run is a session of its own, or none
+// when stateless); over stdio each run spawns the server.
+const running = http ? await startHttpServer(server, { stateless }) : undefined;
+const target = http ? [running.url, "--transport", "http"] : [server];
 
 const ID = "[A-Z0-9]{5}-[A-Z0-9]{5}";
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -40,7 +43,7 @@ function check(name, fn) {
 function call(tool, args) {
   const options = ["--method", "tools/call", "--tool-name", tool];
   if (args !== undefined) options.push("--tool-args-json", JSON.stringify(args));
-  return inspector([server], options);
+  return inspector(target, options);
 }
 
 // The result of a tool call that failed: exit status 5 and `{"result": {...isError: true}}`.
@@ -55,7 +58,7 @@ function toolError(run) {
 }
 
 check("tools/list: fetch_items and add declare an outputSchema, boom none", () => {
-  const run = inspector([server], ["--method", "tools/list"]);
+  const run = inspector(target, ["--method", "tools/list"]);
   assert.equal(run.status, EXIT.OK, `exit status (stderr: ${run.stderr.trim()})`);
   const tools = run.json?.result?.tools ?? [];
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -119,5 +122,9 @@ check("unknown tool: the Inspector refuses it itself (tool_not_found, nothing se
   });
 });
 
+if (running) {
+  await running.stop();
+  if (failed > 0) console.log(`--- server stderr ---\n${running.stderr().slice(-4000)}`);
+}
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -1,6 +1,8 @@
-"""Interop: the official Python `mcp` client (2.3.0) against `fixture-server` over stdio.
+"""Interop: the official Python `mcp` client (2.3.0) against `fixture-server` over stdio, or
+over Streamable HTTP (`mcp.client.streamable_http.streamable_http_client`) against a
+fixture-server this suite starts on a free port of 127.0.0.1 (with sessions, or `--stateless`).
 
-Usage: python test_fixture.py <path-to-fixture-server>
+Usage: python test_fixture.py <path-to-fixture-server> [--http [--stateless]]
 
 Prints one line per check and ends with `N passed, M failed`; exits non-zero when any check
 fails (or the server cannot be reached).
@@ -8,15 +10,22 @@ fails (or the server cannot be reached).
 
 from __future__ import annotations
 
+import os
 import re
+import socket
+import subprocess
 import sys
 import tempfile
+import time
 import traceback
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import IO, Any
 
 import anyio
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 REQUEST_ID = r"[A-Z0-9]{5}-[A-Z0-9]{5}"
 
@@ -289,8 +298,113 @@ async def structured_always_checks(runner: Runner, session: ClientSession) -> No
     await runner.check("FIXTURE_STRUCTURED_ERRORS=always", structured_always)
 
 
-async def main(server: str) -> int:
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def accepts(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@asynccontextmanager
+async def http_server(server: str, env: dict[str, str], stateless: bool, errlog: IO[str]) -> AsyncIterator[str]:
+    """Runs `server --http 127.0.0.1:<free port> [--stateless]` with `env` added to this
+    process's environment until the block ends; yields its endpoint URL once the port accepts
+    connections."""
+    for attempt in range(1, 4):
+        port = free_port()
+        args = [server, "--http", f"127.0.0.1:{port}"] + (["--stateless"] if stateless else [])
+        errlog.flush()
+        process = subprocess.Popen(
+            args, env=os.environ | env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog
+        )
+        try:
+            deadline = time.monotonic() + 15
+            while process.poll() is None and time.monotonic() < deadline and not accepts(port):
+                await anyio.sleep(0.05)
+            if process.poll() is None and accepts(port):
+                yield f"http://127.0.0.1:{port}/mcp"
+                return
+            if process.poll() is None:
+                raise RuntimeError(f"{' '.join(args)}: not listening after 15 s")
+            # Another process may have taken the port between the probe and the bind.
+            if attempt == 3:
+                raise RuntimeError(f"{' '.join(args)}: exited with status {process.returncode}")
+        finally:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+async def session_posture_check(runner: Runner, stateless: bool, exchanges: list[tuple[str, int, str | None, str | None]]) -> None:
+    """Over HTTP, once the client has closed: what the HTTP exchanges show of the session."""
+
+    async def with_session() -> str:
+        expect(len(exchanges) >= 2, f"exchanges: {exchanges!r}")
+        method, status, minted, _ = exchanges[0]
+        expect_eq((method, status), ("POST", 200), "the initialize POST")
+        expect(minted is not None, "the initialize response carries an Mcp-Session-Id")
+        expect(all(sent == minted for _, _, _, sent in exchanges[1:]), f"every later request sends it: {exchanges!r}")
+        method, status, _, _ = exchanges[-1]
+        expect(method == "DELETE" and status in (200, 204), f"the client ends the session with DELETE: {exchanges[-1]!r}")
+        return f"{len(exchanges)} exchanges, Mcp-Session-Id minted at initialize, DELETE {status} at close"
+
+    async def without_session() -> str:
+        expect(len(exchanges) >= 2, f"exchanges: {exchanges!r}")
+        expect(all(minted is None for _, _, minted, _ in exchanges), f"no Mcp-Session-Id: {exchanges!r}")
+        expect(all(method == "POST" for method, _, _, _ in exchanges), f"only POSTs (no GET stream, no DELETE): {exchanges!r}")
+        return f"{len(exchanges)} POSTs, no Mcp-Session-Id, no GET or DELETE"
+
+    if stateless:
+        await runner.check("HTTP posture: stateless", without_session)
+    else:
+        await runner.check("HTTP posture: a session from initialize to DELETE", with_session)
+
+
+@asynccontextmanager
+async def connect(
+    runner: Runner, server: str, env: dict[str, str], http: bool, stateless: bool, errlog: IO[str]
+) -> AsyncIterator[ClientSession]:
+    """A client session with a fixture-server whose environment has `env` added: spawned by
+    the stdio transport, or started here and reached over Streamable HTTP (then, once the
+    client has closed, one more check of the session posture the HTTP exchanges show)."""
+    if not http:
+        params = StdioServerParameters(command=server, args=[], env=env)
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                yield session
+        return
+    # (method, status, Mcp-Session-Id of the response, Mcp-Session-Id the request sent)
+    exchanges: list[tuple[str, int, str | None, str | None]] = []
+
+    async def record(response: Any) -> None:
+        request = response.request
+        exchanges.append(
+            (request.method, response.status_code, response.headers.get("mcp-session-id"), request.headers.get("mcp-session-id"))
+        )
+
+    async with http_server(server, env, stateless, errlog) as url:
+        async with create_mcp_http_client() as http_client:
+            http_client.event_hooks = {"request": [], "response": [record]}
+            async with streamable_http_client(url, http_client=http_client) as (read, write):
+                async with ClientSession(read, write) as session:
+                    yield session
+        await session_posture_check(runner, stateless, exchanges)
+
+
+async def main(server: str, http: bool, stateless: bool) -> int:
     runner = Runner()
+    print(f"transport: {'http --stateless' if stateless else 'http' if http else 'stdio'}", flush=True)
     with tempfile.TemporaryFile("w+") as errlog:
         try:
             for env, checks in (
@@ -298,10 +412,8 @@ async def main(server: str) -> int:
                 ({"FIXTURE_STRICT_RESOLUTION": "1"}, strict_session_checks),
                 ({"FIXTURE_STRUCTURED_ERRORS": "always"}, structured_always_checks),
             ):
-                params = StdioServerParameters(command=server, args=[], env=env)
-                async with stdio_client(params, errlog=errlog) as (read, write):
-                    async with ClientSession(read, write) as session:
-                        await checks(runner, session)
+                async with connect(runner, server, env, http, stateless, errlog) as session:
+                    await checks(runner, session)
         except Exception as e:  # noqa: BLE001 - a broken session is one more failure
             runner.failed += 1
             print(f"FAIL session: {type(e).__name__}: {e}", flush=True)
@@ -315,7 +427,13 @@ async def main(server: str) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        print("usage: test_fixture.py <path-to-fixture-server>", file=sys.stderr)
+    flags = sys.argv[2:]
+    if (
+        len(sys.argv) < 2
+        or sys.argv[1].startswith("--")
+        or any(f not in ("--http", "--stateless") for f in flags)
+        or ("--stateless" in flags and "--http" not in flags)
+    ):
+        print("usage: test_fixture.py <path-to-fixture-server> [--http [--stateless]]", file=sys.stderr)
         sys.exit(2)
-    sys.exit(anyio.run(main, sys.argv[1]))
+    sys.exit(anyio.run(main, sys.argv[1], "--http" in flags, "--stateless" in flags))

@@ -1,19 +1,18 @@
 // Interop: the TypeScript SDK v2 client (`@modelcontextprotocol/client`, pinned in
-// package.json) drives fixture-server over stdio.
-//   node test_fixture.mjs <path to fixture-server>
+// package.json) drives fixture-server over stdio, or over Streamable HTTP
+// (StreamableHTTPClientTransport) against a fixture-server this suite starts.
+//   node test_fixture.mjs <path to fixture-server> [--http [--stateless]]
 // Checks: tools/list, a success validated against the outputSchema, and every kind of failure
 // comes back as an isError result (not an exception) whose text is the error envelope; errors
 // of tools with an outputSchema carry no structuredContent, the others keep
 // structuredContent.error.
-import { Client } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import assert from "node:assert/strict";
+import { startHttpServer, transportArgs } from "../http_server.mjs";
 
-const server = process.argv[2];
-if (!server) {
-  console.error("usage: node test_fixture.mjs <fixture-server>");
-  process.exit(2);
-}
+const { server, http, stateless, label } = transportArgs(process.argv.slice(2), "node test_fixture.mjs");
+console.log(`transport: ${label}`);
 
 const ID = "[A-Z0-9]{5}-[A-Z0-9]{5}";
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -46,7 +45,17 @@ function onlyText(result) {
 }
 
 const client = new Client({ name: "ts-v2-interop", version: "1.0.0" }, { capabilities: {} });
-await client.connect(new StdioClientTransport({ command: server, args: [], stderr: "ignore" }));
+// Over HTTP this suite starts the server; over stdio the transport spawns it.
+const running = http ? await startHttpServer(server, { stateless }) : undefined;
+const transport = http
+  ? new StreamableHTTPClientTransport(new URL(running.url))
+  : new StdioClientTransport({ command: server, args: [], stderr: "ignore" });
+try {
+  await client.connect(transport);
+} catch (e) {
+  await running?.stop();
+  throw e;
+}
 
 await check("initialize", async () => {
   assert.equal(client.getServerVersion()?.name, "fixture-server");
@@ -110,6 +119,24 @@ await check("unknown tool: an isError result with the envelope, not an exception
   assert.equal(result.structuredContent?.error?.data?.reason, "unknown_tool");
 });
 
-await client.close();
+if (http) {
+  await check(stateless ? "close (no session to end)" : "close: DELETE ends the session", async () => {
+    try {
+      if (!stateless) {
+        assert.ok(transport.sessionId, "the server minted an Mcp-Session-Id");
+        await transport.terminateSession();
+        assert.equal(transport.sessionId, undefined, "the session ended");
+      } else {
+        assert.equal(transport.sessionId, undefined, "no Mcp-Session-Id when stateless");
+      }
+      await client.close();
+    } finally {
+      await running.stop();
+    }
+  });
+  if (failed > 0) console.log(`--- server stderr ---\n${running.stderr().slice(-4000)}`);
+} else {
+  await client.close();
+}
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
