@@ -35,6 +35,8 @@ const VERSION_HEADER: &str = "mcp-protocol-version";
 const LAST_EVENT_HEADER: &str = "last-event-id";
 /// Events kept per request stream for a client that resumes it.
 const REPLAY_EVENTS: usize = 256;
+/// Request streams kept for resumption per session, at most.
+const MAX_STREAMS: usize = 1024;
 /// How long a request stream stays resumable after it was opened.
 const STREAM_RETENTION: Duration = Duration::from_secs(300);
 /// A comment on idle standalone streams, so that proxies do not cut them.
@@ -243,6 +245,12 @@ impl HttpSession {
         });
         let mut streams = lock(&self.streams);
         streams.retain(|_, s| s.opened.elapsed() < STREAM_RETENTION);
+        if streams.len() >= MAX_STREAMS {
+            // The oldest goes: ids grow, so it has the smallest.
+            if let Some(oldest) = streams.keys().min().copied() {
+                streams.remove(&oldest);
+            }
+        }
         streams.insert(id, Arc::clone(&log));
         (id, log)
     }
@@ -403,8 +411,8 @@ impl Endpoint {
             tokio::spawn(Arc::clone(&view).run_call(id, req, cancel));
         }
         let mut response = if is_request {
-            let stream = (!options.stateless).then(|| session.open_stream(Arc::clone(&outbox)));
-            answer(outbox, stream, options.retry_ms).await
+            let resumable = (!options.stateless).then_some(&*session);
+            answer(outbox, resumable, options.retry_ms).await
         } else {
             // A notification or a response: accepted, nothing to answer.
             status_only(StatusCode::ACCEPTED)
@@ -583,8 +591,9 @@ fn session_id() -> String {
 }
 
 /// The response to a request sent by POST: JSON when its answer comes first, else an SSE stream
-/// that ends after the answer (or when the handler pauses it).
-async fn answer(outbox: Arc<Outbox>, stream: Option<(u64, Arc<StreamLog>)>, retry_ms: u64) -> Response {
+/// that ends after the answer (or when the handler pauses it), resumable when `session` is
+/// given (only such a stream is kept for resumption).
+async fn answer(outbox: Arc<Outbox>, session: Option<&HttpSession>, retry_ms: u64) -> Response {
     loop {
         match outbox.peek() {
             Some(Kind::Answer) => {
@@ -597,6 +606,7 @@ async fn answer(outbox: Arc<Outbox>, stream: Option<(u64, Arc<StreamLog>)>, retr
             // Cancelled before anything was sent: an empty stream.
             Some(Kind::Unanswered) => return sse(Body::empty()),
             Some(Kind::Notification | Kind::Pause) => {
+                let stream = session.map(|s| s.open_stream(Arc::clone(&outbox)));
                 let mut replay = VecDeque::new();
                 if let Some((id, log)) = &stream {
                     // The priming event: an id to resume from, and how long to wait first.

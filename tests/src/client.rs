@@ -69,17 +69,8 @@ impl Client {
             cmd.env(k, v);
         }
         let mut child = cmd.spawn().expect("spawn the server");
-        let stderr_buf = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        let sink = stderr_buf.clone();
-        let stderr = child.stderr.take().expect("stderr");
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                let mut s = sink.lock().unwrap();
-                s.push_str(&line);
-                s.push('\n');
-            }
-        });
+        let stderr_buf = std::sync::Arc::default();
+        drain_into(child.stderr.take().expect("stderr"), std::sync::Arc::clone(&stderr_buf));
         assert!(crate::http::wait_listening(port), "the server did not listen on {port}");
         let (tx, rx) = mpsc::channel();
         Client {
@@ -160,20 +151,12 @@ impl Client {
             read_lines(stdout, tx);
             None
         };
-        let stderr_buf = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        let sink = stderr_buf.clone();
+        let stderr_buf = std::sync::Arc::default();
         let stderr = child.stderr.take().expect("stderr");
         let unread_stderr = if pipes.stderr_unread {
             Some(stderr)
         } else {
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines() {
-                    let Ok(line) = line else { break };
-                    let mut s = sink.lock().unwrap();
-                    s.push_str(&line);
-                    s.push('\n');
-                }
-            });
+            drain_into(stderr, std::sync::Arc::clone(&stderr_buf));
             None
         };
         let mut stdin = child.stdin.take();
@@ -370,6 +353,18 @@ fn read_lines(stdout: ChildStdout, tx: mpsc::Sender<String>) {
             if tx.send(line).is_err() {
                 break;
             }
+        }
+    });
+}
+
+/// Reads stderr's lines into `sink` on a thread of its own.
+fn drain_into(stderr: ChildStderr, sink: std::sync::Arc<std::sync::Mutex<String>>) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let mut s = sink.lock().unwrap();
+            s.push_str(&line);
+            s.push('\n');
         }
     });
 }
