@@ -105,22 +105,19 @@ fn integer_bounds(format: &str) -> Option<(i64, i64)> {
 }
 
 /// Makes `schema` portable, in place, through every subschema. With `optional_not_null`, the
-/// optional properties of every object lose `null` from their type; returns the root's
-/// properties that did.
+/// optional properties of the root (the parameters) lose `null` from their type; returns
+/// those that did.
 fn portable(schema: &mut Value, optional_not_null: bool) -> Box<[String]> {
     let mut root_nullable = Vec::new();
-    let mut visit = |node: &mut Map<String, Value>, depth| {
-        standard_format(node);
-        if optional_not_null {
-            let dropped = optional_without_null(node);
-            if depth == 0 {
-                root_nullable = dropped;
-            }
-        }
-    };
-    walk(schema, &mut visit, 0);
-    // What type unions are left once optional properties lost their `null` (a required
-    // `Option`, any `Option` in an output) become `anyOf`s.
+    // The parameters (the root's properties): an optional one loses `null`, which the call
+    // path reads back as absent. Deeper `Option`s keep it, as a branch of its own: a `null`
+    // there reaches serde as it is.
+    if optional_not_null && let Value::Object(root) = schema {
+        root_nullable = optional_without_null(root);
+    }
+    walk(schema, &mut |node, _| standard_format(node), 0);
+    // What type unions are left (a required `Option`, a nested one, any `Option` in an
+    // output) become `anyOf`s.
     walk(schema, &mut |node, _| one_type_per_branch(node), 0);
     root_nullable.into_boxed_slice()
 }
@@ -384,7 +381,7 @@ mod tests {
                 "ratio": {"type": "number"},
                 "byte": {"type": "integer", "minimum": 0, "maximum": 255},
             }, "required": ["q", "must"], "$defs": {"Kind": {"type": "object", "properties": {
-                "n": {"type": "number"},
+                "n": {"anyOf": [{"type": "number"}, {"type": "null"}]},
             }}}})
         );
     }

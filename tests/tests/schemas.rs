@@ -151,3 +151,35 @@ fn every_fixture_schema_is_portable() {
     }
     assert!(found.is_empty(), "unportable schema parts:\n{}", found.join("\n"));
 }
+
+/// A filter with an optional field inside.
+#[derive(mcp_runtime::prelude::Deserialize, mcp_runtime::prelude::JsonSchema)]
+struct Filter {
+    /// At most this many.
+    limit: Option<u32>,
+}
+
+/// Echoes the filter's limit.
+#[mcp_runtime::tool]
+fn filtered(
+    /// The filter.
+    filter: Filter,
+) -> String {
+    format!("{:?}", filter.limit)
+}
+
+#[tokio::test]
+async fn a_nested_optional_field_still_takes_null() {
+    let server = mcp_runtime::Server::builder("t", "0").tool(filtered).build().expect("builds");
+    let listed = &server.tool_descriptors()[0]["inputSchema"];
+    // The nested `Option` keeps `null`, as a branch of its own (no type array).
+    assert_eq!(listed["$defs"]["Filter"]["properties"]["limit"]["anyOf"][1], json!({"type": "null"}));
+    for (args, text) in [
+        (json!({"filter": {"limit": null}}), "None"),
+        (json!({"filter": {"limit": 3}}), "Some(3)"),
+        (json!({"filter": {}}), "None"),
+    ] {
+        let result = server.call("filtered", args.clone()).await;
+        assert_eq!(result.first_text(), Some(text), "{args}");
+    }
+}
