@@ -37,7 +37,7 @@ const LAST_EVENT_HEADER: &str = "last-event-id";
 const REPLAY_EVENTS: usize = 256;
 /// Request streams kept for resumption per session, at most.
 const MAX_STREAMS: usize = 1024;
-/// How long a request stream stays resumable after it was opened.
+/// How long a request stream stays resumable after its call ended.
 const STREAM_RETENTION: Duration = Duration::from_secs(300);
 /// A comment on idle standalone streams, so that proxies do not cut them.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -92,13 +92,32 @@ struct HttpSession {
 
 /// One request's stream: its outbox, and the events already sent, for a client that
 /// resumes it. Ids are `<stream>-<seq>`; `<stream>-0` is the priming event.
+///
+/// Whichever attachment reads moves the outbox's lines into `events` under its lock, and every
+/// attachment reads `events` from its own position: a line is never lost between a dropped
+/// connection and the one that resumes it.
 struct StreamLog {
+    id: u64,
     outbox: Arc<Outbox>,
-    sent: Mutex<VecDeque<(u64, Bytes)>>,
-    next_seq: AtomicU64,
+    events: Mutex<Events>,
     /// Bumped when a client attaches: an older attachment stops reading.
     generation: AtomicU64,
-    opened: Instant,
+}
+
+/// A stream's events, the last [`REPLAY_EVENTS`] of them.
+struct Events {
+    kept: VecDeque<Event>,
+    next_seq: u64,
+    /// When the call was answered (or ended unanswered): the stream is complete.
+    ended: Option<Instant>,
+}
+
+struct Event {
+    seq: u64,
+    /// Empty for the end of an unanswered call.
+    bytes: Bytes,
+    /// The answer, or the end of an unanswered call: nothing follows.
+    last: bool,
 }
 
 impl Server {
@@ -208,7 +227,7 @@ async fn reap(endpoint: std::sync::Weak<Endpoint>) {
         let idle = endpoint.shared.options.http.session_idle;
         let mut sessions = endpoint.sessions();
         let before = sessions.len();
-        sessions.retain(|_, s| s.idle_for() < idle);
+        sessions.retain(|_, s| s.idle_for() < idle || s.busy());
         if sessions.len() < before {
             tracing::debug!(ended = before - sessions.len(), "idle sessions ended");
         }
@@ -234,17 +253,16 @@ impl HttpSession {
     }
 
     /// A new request stream, after dropping the ones past their retention.
-    fn open_stream(&self, outbox: Arc<Outbox>) -> (u64, Arc<StreamLog>) {
+    /// A new request stream whose first event is the priming one (an id to resume from, and
+    /// how long to wait first); streams complete for longer than the retention are dropped.
+    fn open_stream(&self, outbox: Arc<Outbox>, retry_ms: u64) -> Arc<StreamLog> {
         let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let log = Arc::new(StreamLog {
-            outbox,
-            sent: Mutex::new(VecDeque::new()),
-            next_seq: AtomicU64::new(1),
-            generation: AtomicU64::new(0),
-            opened: Instant::now(),
-        });
+        let priming =
+            Event { seq: 0, bytes: Bytes::from(format!("id: {id}-0\nretry: {retry_ms}\ndata: \n\n")), last: false };
+        let events = Events { kept: VecDeque::from([priming]), next_seq: 1, ended: None };
+        let log = Arc::new(StreamLog { id, outbox, events: Mutex::new(events), generation: AtomicU64::new(0) });
         let mut streams = lock(&self.streams);
-        streams.retain(|_, s| s.opened.elapsed() < STREAM_RETENTION);
+        streams.retain(|_, s| lock(&s.events).ended.is_none_or(|at| at.elapsed() < STREAM_RETENTION));
         if streams.len() >= MAX_STREAMS {
             // The oldest goes: ids grow, so it has the smallest.
             if let Some(oldest) = streams.keys().min().copied() {
@@ -252,7 +270,12 @@ impl HttpSession {
             }
         }
         streams.insert(id, Arc::clone(&log));
-        (id, log)
+        log
+    }
+
+    /// Whether a call of this session is still running (its stream is not complete).
+    fn busy(&self) -> bool {
+        lock(&self.streams).values().any(|s| lock(&s.events).ended.is_none())
     }
 }
 
@@ -505,9 +528,7 @@ impl Endpoint {
             let Some(log) = lock(&session.streams).get(&stream).cloned() else {
                 return refuse(StatusCode::NOT_FOUND, None, -32001, "Stream not found: it ended or expired");
             };
-            let replay: VecDeque<Bytes> =
-                lock(&log.sent).iter().filter(|(seq, _)| *seq > after).map(|(_, event)| event.clone()).collect();
-            return sse(events(Arc::clone(&log.outbox), Some((stream, log)), replay));
+            return sse(resumable(log, after + 1));
         }
         // The standalone stream: nothing is sent on it yet but keep-alive comments; it ends
         // when the session does or the server stops.
@@ -606,15 +627,10 @@ async fn answer(outbox: Arc<Outbox>, session: Option<&HttpSession>, retry_ms: u6
             // Cancelled before anything was sent: an empty stream.
             Some(Kind::Unanswered) => return sse(Body::empty()),
             Some(Kind::Notification | Kind::Pause) => {
-                let stream = session.map(|s| s.open_stream(Arc::clone(&outbox)));
-                let mut replay = VecDeque::new();
-                if let Some((id, log)) = &stream {
-                    // The priming event: an id to resume from, and how long to wait first.
-                    let priming = Bytes::from(format!("id: {id}-0\nretry: {retry_ms}\ndata: \n\n"));
-                    lock(&log.sent).push_back((0, priming.clone()));
-                    replay.push_back(priming);
-                }
-                return sse(events(outbox, stream, replay));
+                return sse(match session {
+                    Some(session) => resumable(session.open_stream(outbox, retry_ms), 0),
+                    None => plain(outbox),
+                });
             }
             None => outbox.ready().await,
         }
@@ -630,42 +646,24 @@ fn sse(body: Body) -> Response {
     response
 }
 
-/// An SSE body: `first` events, then the outbox's lines as events until the answer, a pause,
-/// or an attachment that replaces this one.
-fn events(outbox: Arc<Outbox>, stream: Option<(u64, Arc<StreamLog>)>, first: VecDeque<Bytes>) -> Body {
-    let generation = stream.as_ref().map(|(_, log)| log.generation.fetch_add(1, Ordering::AcqRel) + 1);
-    let state = (first, false);
-    let body = futures_util::stream::unfold(state, move |(mut pending, mut done)| {
-        let outbox = Arc::clone(&outbox);
-        let stream = stream.clone();
-        async move {
-            loop {
-                if let Some(event) = pending.pop_front() {
-                    return Some((Ok::<_, Infallible>(event), (pending, done)));
-                }
-                if done {
-                    return None;
-                }
-                if let (Some((_, log)), Some(mine)) = (&stream, generation)
-                    && log.generation.load(Ordering::Acquire) != mine
-                {
-                    return None;
-                }
-                let Some(line) = outbox.pop() else {
-                    outbox.ready().await;
-                    continue;
-                };
-                match line.kind {
-                    // Ends this response; the stream goes on for a client that resumes it.
-                    Kind::Pause => done = stream.is_some(),
-                    Kind::Unanswered => done = true,
-                    Kind::Answer | Kind::Notification => {
-                        let mut data = line.bytes;
-                        data.pop();
-                        let event = frame(stream.as_ref(), &data);
-                        pending.push_back(event);
-                        done = line.kind == Kind::Answer;
-                    }
+/// A stateless SSE body: the outbox's lines as events without ids, until the answer.
+fn plain(outbox: Arc<Outbox>) -> Body {
+    let body = futures_util::stream::unfold((outbox, false), |(outbox, done)| async move {
+        if done {
+            return None;
+        }
+        loop {
+            let Some(line) = outbox.pop() else {
+                outbox.ready().await;
+                continue;
+            };
+            match line.kind {
+                Kind::Pause => {}
+                Kind::Unanswered => return None,
+                Kind::Answer | Kind::Notification => {
+                    let last = line.kind == Kind::Answer;
+                    let event = Bytes::from([b"data: ", trimmed(&line.bytes), b"\n\n"].concat());
+                    return Some((Ok::<_, Infallible>(event), (outbox, last)));
                 }
             }
         }
@@ -673,25 +671,82 @@ fn events(outbox: Arc<Outbox>, stream: Option<(u64, Arc<StreamLog>)>, first: Vec
     Body::from_stream(body)
 }
 
-/// One message as an SSE event: with its id (kept for resumption) on a resumable stream.
-fn frame(stream: Option<&(u64, Arc<StreamLog>)>, data: &[u8]) -> Bytes {
-    let Some((id, log)) = stream else {
-        let mut e = b"data: ".to_vec();
-        e.extend_from_slice(data);
-        e.extend_from_slice(b"\n\n");
-        return Bytes::from(e);
-    };
-    let seq = log.next_seq.fetch_add(1, Ordering::AcqRel);
-    let mut e = format!("id: {id}-{seq}\ndata: ").into_bytes();
-    e.extend_from_slice(data);
-    e.extend_from_slice(b"\n\n");
-    let e = Bytes::from(e);
-    let mut sent = lock(&log.sent);
-    if sent.len() >= REPLAY_EVENTS {
-        sent.pop_front();
+/// A line without its newline.
+fn trimmed(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\n").unwrap_or(line)
+}
+
+/// An attachment to a resumable stream, from event `next` on: it replays what is kept, then
+/// follows the call, until its last event, a pause, or a newer attachment.
+fn resumable(log: Arc<StreamLog>, next: u64) -> Body {
+    let mine = log.generation.fetch_add(1, Ordering::AcqRel) + 1;
+    // An older attachment waiting for lines wakes, sees it is replaced, and passes the wake on.
+    log.outbox.wake();
+    let body = futures_util::stream::unfold((log, next, false), move |(log, mut next, done)| async move {
+        if done {
+            return None;
+        }
+        loop {
+            let (batch, end) = {
+                let mut events = lock(&log.events);
+                if log.generation.load(Ordering::Acquire) != mine {
+                    drop(events);
+                    log.outbox.wake();
+                    return None;
+                }
+                let paused = pump(&log, &mut events);
+                let mut batch = Vec::new();
+                let mut end = false;
+                let from = next;
+                for event in events.kept.iter().filter(|e| e.seq >= from) {
+                    next = event.seq + 1;
+                    batch.extend_from_slice(&event.bytes);
+                    if event.last {
+                        end = true;
+                        break;
+                    }
+                }
+                // Nothing left to send: the call ended, or paused this attachment.
+                let drained = next >= events.next_seq;
+                (batch, end || (drained && (paused || events.ended.is_some())))
+            };
+            if !batch.is_empty() {
+                return Some((Ok::<_, Infallible>(Bytes::from(batch)), (log, next, end)));
+            }
+            if end {
+                return None;
+            }
+            log.outbox.ready().await;
+        }
+    });
+    Body::from_stream(body)
+}
+
+/// Moves the outbox's lines into the stream's events, up to a pause (which ends the
+/// attachment reading now; the lines after it wait for the next one). Whether it paused.
+fn pump(log: &StreamLog, events: &mut Events) -> bool {
+    while let Some(line) = log.outbox.pop() {
+        let (bytes, last) = match line.kind {
+            Kind::Pause => return true,
+            Kind::Unanswered => (Bytes::new(), true),
+            Kind::Notification => (frame(log.id, events.next_seq, &line.bytes), false),
+            Kind::Answer => (frame(log.id, events.next_seq, &line.bytes), true),
+        };
+        if events.kept.len() >= REPLAY_EVENTS {
+            events.kept.pop_front();
+        }
+        events.kept.push_back(Event { seq: events.next_seq, bytes, last });
+        events.next_seq += 1;
+        if last {
+            events.ended = Some(Instant::now());
+        }
     }
-    sent.push_back((seq, e.clone()));
-    e
+    false
+}
+
+/// One message as an SSE event with its id.
+fn frame(stream: u64, seq: u64, line: &[u8]) -> Bytes {
+    Bytes::from([format!("id: {stream}-{seq}\ndata: ").as_bytes(), trimmed(line), b"\n\n"].concat())
 }
 
 #[cfg(test)]

@@ -126,6 +126,11 @@ impl Outbox {
         }
     }
 
+    /// Wakes a reader waiting in [`Outbox::ready`] (or the next one to wait).
+    pub(crate) fn wake(&self) {
+        self.ready.notify_one();
+    }
+
     /// Waits until a line is queued (returns at once if one was queued since the last wait).
     pub(crate) async fn ready(&self) {
         self.ready.notified().await;

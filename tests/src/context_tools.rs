@@ -70,3 +70,12 @@ pub(crate) fn log_sources(ctx: &Ctx) -> &'static str {
     tracing::warn!(error = ?err, "author event");
     "logged"
 }
+
+/// Ends the HTTP response it rides on (over Streamable HTTP with sessions), then answers
+/// 100 ms later: the client gets the answer by resuming the stream.
+#[tool]
+pub(crate) async fn pause_stream(ctx: &Ctx) -> &'static str {
+    ctx.close_sse_stream();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    "resumed"
+}

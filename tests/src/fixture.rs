@@ -402,6 +402,7 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .tool(crate::context_tools::whoami)
         .tool(crate::context_tools::wait_cancel)
         .tool(crate::context_tools::log_sources)
+        .tool(crate::context_tools::pause_stream)
         .policy(|req| (req.tool == "admin_reset").then(|| Refusal::because("requires an operator session")))
         .strict_resolution(strict)
 }

@@ -305,3 +305,42 @@ fn sigterm_lets_a_call_in_progress_finish() {
     assert_eq!((status, &body["result"]["content"][0]["text"]), (200, &json!("slept 400")));
     assert!(c.wait_exit(std::time::Duration::from_secs(10)).is_some(), "the server exits after the call");
 }
+
+#[test]
+fn a_paused_stream_is_resumed_with_last_event_id_and_replayed_after_its_answer() {
+    let c = server(&[]);
+    let port = c.http_port().expect("http");
+    let sid = session(port);
+    let body =
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "pause_stream", "arguments": {}}});
+    let mut response = post_json(port, Some(&sid), &body);
+    assert_eq!(response.header("content-type"), Some("text/event-stream"));
+    let (priming, data) = response.next_event().expect("the priming event");
+    assert_eq!(data, "");
+    let priming = priming.expect("an id");
+    // The handler paused the stream: the response ends without the answer.
+    assert_eq!(response.next_event(), None);
+    let resume = |last: &str| {
+        let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid.as_str()), ("Last-Event-ID", last)];
+        let mut r = request(port, "GET", "/mcp", &headers, b"").expect("answers");
+        assert_eq!(r.status, 200);
+        let mut events = Vec::new();
+        while let Some(event) = r.next_event() {
+            events.push(event);
+        }
+        events
+    };
+    let events = resume(&priming);
+    assert_eq!(events.len(), 1, "{events:?}");
+    let answer: Value = serde_json::from_str(&events[0].1).expect("JSON");
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 5, "result": {"content": [{"type": "text", "text": "resumed"}]}})
+    );
+    // A client that lost that connection too resumes again and gets the same answer.
+    assert_eq!(resume(&priming), events);
+    // Past the answer, there is nothing more, and the stream ends at once.
+    let asked = std::time::Instant::now();
+    assert_eq!(resume(events[0].0.as_deref().expect("an id")), []);
+    assert!(asked.elapsed() < std::time::Duration::from_secs(5), "a complete stream is not held open");
+}
