@@ -68,10 +68,16 @@ pub(crate) async fn call(
         }
         return Ok(unavailable(site, Some(reason.as_str()), None, request_id));
     }
-    if let Some(policy) = &shared.policy
-        && let Some(refusal) = policy(&PolicyRequest { tool: name, client_info: session.client_info() })
-    {
-        return Ok(unavailable(site, refusal.reason.as_deref(), refusal.hint.as_deref(), request_id));
+    if let Some(policy) = &shared.policy {
+        let request = PolicyRequest { tool: name, client_info: session.client_info() };
+        // The policy is the author's code: a panic in it fails this call, like one in a handler.
+        match std::panic::catch_unwind(AssertUnwindSafe(|| policy(&request))) {
+            Ok(None) => {}
+            Ok(Some(refusal)) => {
+                return Ok(unavailable(site, refusal.reason.as_deref(), refusal.hint.as_deref(), request_id));
+            }
+            Err(payload) => return Ok(panicked(site, &*payload, request_id)),
+        }
     }
 
     let mut args = req.arguments.unwrap_or_else(|| Value::Object(Map::new()));
@@ -98,7 +104,7 @@ pub(crate) async fn call(
     // call's own task.
     let pooled = tool.spec.blocking && (tool.timeout.is_some() || tool.seen_blocking.load(Ordering::Relaxed));
     let inline_since = (tool.spec.blocking && !pooled).then(Instant::now);
-    let handler = if pooled { on_blocking_thread(handler) } else { Box::pin(handler) };
+    let handler = if pooled { on_blocking_thread(handler, Arc::clone(&shared.blocking)) } else { Box::pin(handler) };
     let outcome = match tool.timeout {
         Some(limit) => {
             let Ok(caught) = tokio::time::timeout(limit, handler).await else {
@@ -136,13 +142,7 @@ pub(crate) async fn call(
             };
             fail(site, err, request_id, origin, None)
         }
-        Err(payload) => {
-            tracing::error!(target: "mcp_runtime::call", %request_id, tool = name, payload = panic_text(&*payload), "handler panicked");
-            let err = ToolError::internal(format!("Tool {name} failed unexpectedly."))
-                .reason("internal_error")
-                .hint("Retry the call once; if it fails again, report the request id to the server operator.");
-            fail(site, err, request_id, Origin::Fault, None)
-        }
+        Err(payload) => panicked(site, &*payload, request_id),
     })
 }
 
@@ -159,17 +159,24 @@ type Caught = Result<Result<Output, ToolError>, Box<dyn Any + Send>>;
 /// handler's whole cost, which is why a fast one stays inline.
 fn on_blocking_thread(
     handler: CatchUnwind<InCall<BoxFuture<'static, Result<Output, ToolError>>>>,
+    threads: Arc<tokio::sync::Semaphore>,
 ) -> BoxFuture<'static, Caught> {
     let runtime = tokio::runtime::Handle::current();
-    let task = tokio::task::spawn_blocking(move || {
-        // A fn without `async` is done in one poll; `block_on` is for one that is not.
-        let mut handler = handler;
-        match Pin::new(&mut handler).poll(&mut Context::from_waker(std::task::Waker::noop())) {
-            Poll::Ready(caught) => caught,
-            Poll::Pending => runtime.block_on(handler),
-        }
-    });
     Box::pin(async move {
+        // Handlers that ran past their limit or were cancelled still hold a thread: at most
+        // `max_in_flight` blocking handlers run at once, whatever was answered meanwhile.
+        let Ok(thread) = threads.acquire_owned().await else {
+            return Err(Box::new("the server is shutting down") as Box<dyn Any + Send>);
+        };
+        let task = tokio::task::spawn_blocking(move || {
+            let _thread = thread;
+            // A fn without `async` is done in one poll; `block_on` is for one that is not.
+            let mut handler = handler;
+            match Pin::new(&mut handler).poll(&mut Context::from_waker(std::task::Waker::noop())) {
+                Poll::Ready(caught) => caught,
+                Poll::Pending => runtime.block_on(handler),
+            }
+        });
         match task.await {
             Ok(caught) => caught,
             // Panics are caught inside; a join error is the runtime shutting down.
@@ -310,6 +317,16 @@ fn levenshtein(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
+}
+
+/// A panic in the author's code (handler or policy), as the failure of the call.
+fn panicked(site: Site<'_>, payload: &(dyn Any + Send), request_id: RequestId) -> CallToolResult {
+    let name = site.tool;
+    tracing::error!(target: "mcp_runtime::call", %request_id, tool = name, payload = panic_text(payload), "handler panicked");
+    let err = ToolError::internal(format!("Tool {name} failed unexpectedly."))
+        .reason("internal_error")
+        .hint("Retry the call once; if it fails again, report the request id to the server operator.");
+    fail(site, err, request_id, Origin::Fault, None)
 }
 
 fn panic_text(payload: &(dyn Any + Send)) -> &str {

@@ -80,6 +80,8 @@ struct Endpoint {
     sessions: Mutex<HashMap<Box<str>, Arc<HttpSession>>>,
     /// Set when the server stops: standalone streams end.
     stopping: tokio::sync::watch::Sender<bool>,
+    /// Started with the first request: ends idle sessions, and itself once the endpoint is gone.
+    reaper: std::sync::Once,
 }
 
 /// A session over HTTP: its state, and its request streams kept for resumption.
@@ -134,6 +136,7 @@ impl Server {
             shared: Arc::clone(&self.shared),
             sessions: Mutex::new(HashMap::new()),
             stopping: tokio::sync::watch::channel(false).0,
+            reaper: std::sync::Once::new(),
         }
     }
 
@@ -164,7 +167,6 @@ impl Server {
     ) -> Result<(), Error> {
         let endpoint = Arc::new(self.endpoint());
         let app = axum::Router::new().nest("/mcp", Self::router_with(Arc::clone(&endpoint)));
-        let reaper = tokio::spawn(reap(Arc::downgrade(&endpoint)));
         let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
         let signalled = {
             let endpoint = Arc::clone(&endpoint);
@@ -191,7 +193,6 @@ impl Server {
                 Ok(())
             }
         };
-        reaper.abort();
         result
     }
 }
@@ -329,6 +330,9 @@ impl Endpoint {
     }
 
     async fn handle(self: Arc<Self>, request: Request) -> Response {
+        self.reaper.call_once(|| {
+            tokio::spawn(reap(Arc::downgrade(&self)));
+        });
         let options = &self.shared.options.http;
         if let Some(refused) = self.check_origin(&request) {
             return refused;
@@ -433,6 +437,14 @@ impl Endpoint {
         if let Next::Call { id, req, cancel } = view.handle(&bytes, admit, Seen::Fresh) {
             tokio::spawn(Arc::clone(&view).run_call(id, req, cancel));
         }
+        // A refused `initialize` (bad params) leaves no session behind.
+        let minted = match minted {
+            Some(key) if !session.state.is_initialized() => {
+                self.sessions().remove(key.as_str());
+                None
+            }
+            minted => minted,
+        };
         let mut response = if is_request {
             let resumable = (!options.stateless).then_some(&*session);
             answer(outbox, resumable, options.retry_ms).await

@@ -290,6 +290,8 @@ pub(crate) struct Shared {
     pub(crate) options: Options,
     pub(crate) policy: Option<Box<Policy>>,
     pub(crate) state: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    /// Blocking-pool threads handlers may hold at once (`max_in_flight`).
+    pub(crate) blocking: Arc<tokio::sync::Semaphore>,
 }
 
 /// An MCP server: tools, built and validated once; serve it with [`Server::serve_stdio`], or
@@ -512,6 +514,7 @@ impl ServerBuilder {
             tools.push(register(spec, disabled, &self.options)?);
         }
         let list_pages = list_pages(&tools, self.options.page_size);
+        let blocking = Arc::new(tokio::sync::Semaphore::new(self.options.max_in_flight));
         Ok(Server {
             shared: Arc::new(Shared {
                 name: self.name,
@@ -523,6 +526,7 @@ impl ServerBuilder {
                 options: self.options,
                 policy: self.policy,
                 state: self.state,
+                blocking,
             }),
         })
     }

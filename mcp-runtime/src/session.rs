@@ -50,6 +50,11 @@ impl State {
     pub(crate) fn new() -> Self {
         State { log_level: AtomicU8::new(LogLevel::Info as u8), ..State::default() }
     }
+
+    /// Whether an `initialize` succeeded.
+    pub(crate) fn is_initialized(&self) -> bool {
+        self.initialized.load(Ordering::Acquire)
+    }
 }
 
 /// What the reader should do with a line after the session looked at it.

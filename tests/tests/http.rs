@@ -344,3 +344,17 @@ fn a_paused_stream_is_resumed_with_last_event_id_and_replayed_after_its_answer()
     assert_eq!(resume(events[0].0.as_deref().expect("an id")), []);
     assert!(asked.elapsed() < std::time::Duration::from_secs(5), "a complete stream is not held open");
 }
+
+#[test]
+fn a_refused_initialize_mints_no_session() {
+    let c = server(&[]);
+    let port = c.http_port().expect("http");
+    let bad = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}});
+    let response = post_json(port, None, &bad);
+    assert_eq!(response.header("mcp-session-id"), None);
+    let (status, _, body) = parts(response);
+    assert_eq!(
+        (status, body),
+        (200, rpc_error(&json!(1), -32602, "Invalid params: initialize needs `protocolVersion` (a string)"))
+    );
+}

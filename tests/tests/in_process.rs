@@ -189,3 +189,22 @@ fn a_tool_that_needs_a_session_refuses_a_stateless_server() {
     assert!(message.contains("stateless_http(true)") && message.contains("--stateless"), "{message}");
     assert!(RuntimeServer::builder("t", "0").tool(running_total).build().is_ok());
 }
+
+#[tokio::test]
+async fn a_panicking_policy_fails_the_call_like_a_panicking_handler() {
+    let server =
+        RuntimeServer::builder("t", "0").tool(running_total).policy(|_| panic!("policy bug")).build().expect("builds");
+    let result = normalised(local(&server, "running_total", json!({})).await);
+    assert_eq!(
+        result,
+        json!({
+            "content": [{"type": "text", "text": "Error: Tool running_total failed unexpectedly.\n\nRecovery: Retry the call once; if it fails again, report the request id to the server operator.\n\n(reason internal_error · request <RID>)"}],
+            "structuredContent": {"error": {"code": -32603, "message": "Tool running_total failed unexpectedly.", "data": {
+                "reason": "internal_error",
+                "recovery": {"hint": "Retry the call once; if it fails again, report the request id to the server operator."},
+                "requestId": "<RID>",
+            }}},
+            "isError": true,
+        })
+    );
+}
