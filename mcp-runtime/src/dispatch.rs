@@ -185,7 +185,7 @@ fn on_blocking_thread(
     })
 }
 
-/// Refuses a call that found every slot taken and the queue full: retryable.
+/// Refuses a call that cannot start (every slot taken and, on stdio, the queue full): retryable.
 pub(crate) fn busy(session: &Session, name: &str) -> CallToolResult {
     let shared = &session.shared;
     let shown = display_name(name);
@@ -195,7 +195,7 @@ pub(crate) fn busy(session: &Session, name: &str) -> CallToolResult {
     };
     let err = ToolError::new(
         ErrorCode::RateLimited,
-        format!("Server busy: {} calls are running and the queue is full.", shared.options.max_in_flight),
+        format!("Server busy: {} calls are already running.", shared.options.max_in_flight),
     )
     .reason("server_busy")
     .retryable(true)

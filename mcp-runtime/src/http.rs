@@ -82,6 +82,9 @@ struct Endpoint {
     stopping: tokio::sync::watch::Sender<bool>,
     /// Started with the first request: ends idle sessions, and itself once the endpoint is gone.
     reaper: std::sync::Once,
+    /// Calls running at once, at most `max_in_flight`; past it a call is refused
+    /// (`server_busy`, retryable).
+    calls: Arc<tokio::sync::Semaphore>,
 }
 
 /// A session over HTTP: its state, and its request streams kept for resumption.
@@ -137,6 +140,7 @@ impl Server {
             sessions: Mutex::new(HashMap::new()),
             stopping: tokio::sync::watch::channel(false).0,
             reaper: std::sync::Once::new(),
+            calls: Arc::new(tokio::sync::Semaphore::new(self.shared.options.max_in_flight)),
         }
     }
 
@@ -433,9 +437,14 @@ impl Endpoint {
             Arc::clone(&outbox),
             Some(Arc::new(parts)),
         ));
-        let admit = Admit { answer: true, run: true, refuse: false };
+        let slot = Arc::clone(&self.calls).try_acquire_owned().ok();
+        let admit = Admit { answer: true, run: slot.is_some(), refuse: true };
         if let Next::Call { id, req, cancel } = view.handle(&bytes, admit, Seen::Fresh) {
-            tokio::spawn(Arc::clone(&view).run_call(id, req, cancel));
+            let call = Arc::clone(&view).run_call(id, req, cancel);
+            tokio::spawn(async move {
+                let _slot = slot;
+                call.await;
+            });
         }
         // A refused `initialize` (bad params) leaves no session behind.
         let minted = match minted {

@@ -358,3 +358,31 @@ fn a_refused_initialize_mints_no_session() {
         (200, rpc_error(&json!(1), -32602, "Invalid params: initialize needs `protocolVersion` (a string)"))
     );
 }
+
+#[test]
+fn calls_past_max_in_flight_are_refused_as_busy() {
+    let c = Client::spawn_http(SERVER, &[("FIXTURE_MAX_IN_FLIGHT", "1")], &[]);
+    let port = c.http_port().expect("http");
+    let sid = session(port);
+    let waiting = {
+        let sid = sid.clone();
+        std::thread::spawn(move || {
+            let body = json!({"jsonrpc": "2.0", "id": "w", "method": "tools/call", "params": {"name": "wait_cancel", "arguments": {}}});
+            post_json(port, Some(&sid), &body).status
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
+    let (status, _, body) = parts(post_json(port, Some(&sid), &body));
+    assert_eq!(status, 200);
+    let text = body["result"]["content"][0]["text"].as_str().expect("an envelope");
+    assert!(text.starts_with("Error: Server busy: 1 calls are already running."), "{text}");
+    assert!(text.contains("reason server_busy · retryable"), "{text}");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "w"}});
+    assert_eq!(post_json(port, Some(&sid), &cancel).status, 202);
+    assert_eq!(waiting.join().expect("returns"), 200);
+    // The slot is free again.
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
+    let (_, _, body) = parts(post_json(port, Some(&sid), &body));
+    assert_eq!(body["result"]["content"][0]["text"], json!("x"));
+}
