@@ -2,15 +2,16 @@
 //!
 //! # Reading the runtime
 //!
-//! One `tools/call` passes through these modules in order: [`transport`](crate::Server::serve)
-//! (bytes in, lines out: reads, parks what cannot be served yet, starts each call in its own
-//! task, writes), `jsonrpc` (what a line is), `session` (lifecycle methods, ids in use,
-//! routing), `dispatch` (resolve, policy, validate, run — blocking handlers on the blocking
-//! pool — check output), `validate` (schema failures as text), `context` (what the handler
-//! sees), `output` (return value to result), `envelope` (recovery fill, log record, error
-//! envelope), and back through `outbox` (answers and notifications waiting for the
-//! transport) to `transport`. `schema` makes each tool's schemas once, when the server is
-//! built.
+//! One `tools/call` passes through these modules in order: a transport — `transport` for
+//! stdio ([`Server::serve_stdio`]: reads, parks what cannot be served yet, starts each call in
+//! its own task, writes) or `http` for Streamable HTTP ([`Server::serve_http`]: the validation
+//! ladder, sessions, one outbox per POST) — then `jsonrpc` (what a message is), `session`
+//! (lifecycle methods, ids in use, routing), `dispatch` (resolve, policy, validate, run —
+//! blocking handlers on the blocking pool — check output), `validate` (schema failures as
+//! text), `context` (what the handler sees), `output` (return value to result), `envelope`
+//! (recovery fill, log record, error envelope), and back through `outbox` (answers and
+//! notifications waiting for the transport) to the transport. `schema` makes each tool's
+//! schemas once, when the server is built; `args` reads `--http`/`--stateless`.
 
 mod args;
 mod connection;
