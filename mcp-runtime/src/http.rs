@@ -496,22 +496,7 @@ impl Endpoint {
             sessions.insert(key.clone().into(), Arc::clone(&session));
             return Ok((session, Some(key)));
         }
-        let Some(key) = header_str(headers, SESSION_HEADER) else {
-            return Err(Box::new(refuse(
-                StatusCode::BAD_REQUEST,
-                id,
-                -32600,
-                "Bad request: Mcp-Session-Id header is required (send initialize first)",
-            )));
-        };
-        let session = self.sessions().get(key).cloned().ok_or_else(|| {
-            Box::new(refuse(
-                StatusCode::NOT_FOUND,
-                id,
-                -32001,
-                "Session not found: it ended or never existed; send initialize to start a new one",
-            ))
-        })?;
+        let session = self.session_of(headers, id)?;
         Ok((session, None))
     }
 
@@ -529,7 +514,7 @@ impl Endpoint {
                 "Not acceptable: GET opens an SSE stream; accept text/event-stream",
             );
         }
-        let session = match self.session_of(headers) {
+        let session = match self.session_of(headers, None) {
             Ok(session) => session,
             Err(response) => return *response,
         };
@@ -583,21 +568,23 @@ impl Endpoint {
         }
     }
 
-    fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Box<Response>> {
+    /// The live session a request names (`Mcp-Session-Id`): missing → 400, unknown or ended
+    /// → 404, answered with the request's id when there is one.
+    fn session_of(&self, headers: &HeaderMap, id: Option<&RawValue>) -> Result<Arc<HttpSession>, Box<Response>> {
         let Some(key) = header_str(headers, SESSION_HEADER) else {
             return Err(Box::new(refuse(
                 StatusCode::BAD_REQUEST,
-                None,
+                id,
                 -32600,
-                "Bad request: Mcp-Session-Id header is required",
+                "Bad request: Mcp-Session-Id header is required (send initialize first)",
             )));
         };
         self.sessions().get(key).cloned().ok_or_else(|| {
             Box::new(refuse(
                 StatusCode::NOT_FOUND,
-                None,
+                id,
                 -32001,
-                "Session not found: send initialize to start a new one",
+                "Session not found: it ended or never existed; send initialize to start a new one",
             ))
         })
     }

@@ -50,6 +50,16 @@ struct Inner {
     dropped: u64,
 }
 
+impl Inner {
+    /// Once everything waiting is taken, says how many notifications were dropped meanwhile.
+    fn report_caught_up(&mut self) {
+        if self.lines.is_empty() && self.dropped > 0 {
+            let dropped = std::mem::take(&mut self.dropped);
+            tracing::warn!(target: "mcp_runtime::transport", dropped, "the client caught up; notifications were dropped meanwhile");
+        }
+    }
+}
+
 impl Outbox {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -101,6 +111,7 @@ impl Outbox {
         let mut inner = self.lock();
         let line = inner.lines.pop_front()?;
         inner.bytes -= line.bytes.len();
+        inner.report_caught_up();
         Some(line)
     }
 
@@ -120,10 +131,7 @@ impl Outbox {
             taken += line.bytes.len();
             into(line);
         }
-        if inner.lines.is_empty() && inner.dropped > 0 {
-            let dropped = std::mem::take(&mut inner.dropped);
-            tracing::warn!(target: "mcp_runtime::transport", dropped, "the client caught up; notifications were dropped meanwhile");
-        }
+        inner.report_caught_up();
     }
 
     /// Wakes a reader waiting in [`Outbox::ready`] (or the next one to wait).

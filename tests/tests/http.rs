@@ -26,6 +26,17 @@ fn post_json(port: u16, session: Option<&str>, body: &Value) -> Response {
     post(port, &headers, &body.to_string())
 }
 
+/// A `wait_cancel` call with id `"w"` on its own thread (it answers only once cancelled, if
+/// ever): the status and body of its response.
+fn waiting_call(port: u16, sid: &str) -> std::thread::JoinHandle<(u16, String)> {
+    let sid = sid.to_owned();
+    std::thread::spawn(move || {
+        let body = json!({"jsonrpc": "2.0", "id": "w", "method": "tools/call", "params": {"name": "wait_cancel", "arguments": {}}});
+        let response = post_json(port, Some(&sid), &body);
+        (response.status, response.text())
+    })
+}
+
 fn initialize() -> Value {
     json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "http-test", "version": "1"}}})
@@ -235,14 +246,7 @@ fn a_cancelled_call_ends_its_response_without_an_answer() {
     let c = server(&[]);
     let port = c.http_port().expect("http");
     let sid = session(port);
-    let waiting = {
-        let sid = sid.clone();
-        std::thread::spawn(move || {
-            let body = json!({"jsonrpc": "2.0", "id": "w", "method": "tools/call", "params": {"name": "wait_cancel", "arguments": {}}});
-            let response = post_json(port, Some(&sid), &body);
-            (response.status, response.text())
-        })
-    };
+    let waiting = waiting_call(port, &sid);
     std::thread::sleep(std::time::Duration::from_millis(300));
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "w"}});
     assert_eq!(post_json(port, Some(&sid), &cancel).status, 202);
@@ -364,13 +368,7 @@ fn calls_past_max_in_flight_are_refused_as_busy() {
     let c = Client::spawn_http(SERVER, &[("FIXTURE_MAX_IN_FLIGHT", "1")], &[]);
     let port = c.http_port().expect("http");
     let sid = session(port);
-    let waiting = {
-        let sid = sid.clone();
-        std::thread::spawn(move || {
-            let body = json!({"jsonrpc": "2.0", "id": "w", "method": "tools/call", "params": {"name": "wait_cancel", "arguments": {}}});
-            post_json(port, Some(&sid), &body).status
-        })
-    };
+    let waiting = waiting_call(port, &sid);
     std::thread::sleep(std::time::Duration::from_millis(300));
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
     let (status, _, body) = parts(post_json(port, Some(&sid), &body));
@@ -380,7 +378,7 @@ fn calls_past_max_in_flight_are_refused_as_busy() {
     assert!(text.contains("reason server_busy · retryable"), "{text}");
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "w"}});
     assert_eq!(post_json(port, Some(&sid), &cancel).status, 202);
-    assert_eq!(waiting.join().expect("returns"), 200);
+    assert_eq!(waiting.join().expect("returns").0, 200);
     // The slot is free again.
     let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
     let (_, _, body) = parts(post_json(port, Some(&sid), &body));
