@@ -5,6 +5,7 @@
 //   node test_fixture.mjs <fixture-server>                      stdio (the suite spawns it)
 //   node test_fixture.mjs <fixture-server> --http               Streamable HTTP, with sessions
 //   node test_fixture.mjs <fixture-server> --http --stateless   Streamable HTTP, no sessions
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
@@ -115,5 +116,31 @@ export async function startHttpServer(server, { stateless = false, env = {}, tim
     // Another process may have taken the port between the probe and the bind: try another.
     if (exited && attempt < 3) continue;
     throw new Error(`${server} ${args.join(" ")}: ${why}\n--- server stderr ---\n${text.slice(-4000)}`);
+  }
+}
+
+// The envelope's text (ERRORS.md §6) as a pattern: `Error: <message>`, `Recovery: <hint>`,
+// then the terms line ending in the request id (the pattern's one group).
+export const ID = "[A-Z0-9]{5}-[A-Z0-9]{5}";
+export const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+export function envelope(message, hint, terms) {
+  return new RegExp(`^Error: ${message}\\n\\nRecovery: ${hint}\\n\\n\\((?:${terms}) · request (${ID})\\)$`, "s");
+}
+
+// Ends an HTTP client's run: with a session, DELETE ends it (through the SDK transport's
+// terminateSession) and the transport forgets its id; stateless, there was never one. Then
+// the client closes and the server stops, whatever happened.
+export async function endSession(transport, client, running, stateless) {
+  try {
+    if (!stateless) {
+      assert.ok(transport.sessionId, "the server minted an Mcp-Session-Id");
+      await transport.terminateSession();
+      assert.equal(transport.sessionId, undefined, "the session ended");
+    } else {
+      assert.equal(transport.sessionId, undefined, "no Mcp-Session-Id when stateless");
+    }
+    await client.close();
+  } finally {
+    await running.stop();
   }
 }

@@ -7,7 +7,7 @@
 // output-schema complaint (it validates structuredContent against the outputSchema even on
 // isError results, so a tool with an outputSchema must send none on errors).
 import assert from "node:assert/strict";
-import { startHttpServer, transportArgs } from "../http_server.mjs";
+import { envelope, escape, startHttpServer, transportArgs } from "../http_server.mjs";
 import { EXIT, inspector } from "./run_inspector.mjs";
 
 const { server, http, stateless, label } = transportArgs(process.argv.slice(2), "node test_fixture.mjs");
@@ -17,15 +17,6 @@ console.log(`transport: ${label}`);
 const running = http ? await startHttpServer(server, { stateless }) : undefined;
 const target = http ? [running.url, "--transport", "http"] : [server];
 
-const ID = "[A-Z0-9]{5}-[A-Z0-9]{5}";
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-// The envelope: `Error: <message>`, `Recovery: <hint>`, then the terms line ending in the id.
-function envelope(message, hint, terms) {
-  return new RegExp(
-    `^Error: ${message}\\n\\nRecovery: ${hint}\\n\\n\\((?:${terms}) · request (${ID})\\)$`,
-    "s",
-  );
-}
 
 let passed = 0;
 let failed = 0;

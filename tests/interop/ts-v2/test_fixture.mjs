@@ -9,20 +9,11 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import assert from "node:assert/strict";
-import { startHttpServer, transportArgs } from "../http_server.mjs";
+import { endSession, envelope, escape, startHttpServer, transportArgs } from "../http_server.mjs";
 
 const { server, http, stateless, label } = transportArgs(process.argv.slice(2), "node test_fixture.mjs");
 console.log(`transport: ${label}`);
 
-const ID = "[A-Z0-9]{5}-[A-Z0-9]{5}";
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-// The envelope: `Error: <message>`, `Recovery: <hint>`, then the terms line ending in the id.
-function envelope(message, hint, terms) {
-  return new RegExp(
-    `^Error: ${message}\\n\\nRecovery: ${hint}\\n\\n\\((?:${terms}) · request (${ID})\\)$`,
-    "s",
-  );
-}
 
 let passed = 0;
 let failed = 0;
@@ -121,18 +112,7 @@ await check("unknown tool: an isError result with the envelope, not an exception
 
 if (http) {
   await check(stateless ? "close (no session to end)" : "close: DELETE ends the session", async () => {
-    try {
-      if (!stateless) {
-        assert.ok(transport.sessionId, "the server minted an Mcp-Session-Id");
-        await transport.terminateSession();
-        assert.equal(transport.sessionId, undefined, "the session ended");
-      } else {
-        assert.equal(transport.sessionId, undefined, "no Mcp-Session-Id when stateless");
-      }
-      await client.close();
-    } finally {
-      await running.stop();
-    }
+    await endSession(transport, client, running, stateless);
   });
   if (failed > 0) console.log(`--- server stderr ---\n${running.stderr().slice(-4000)}`);
 } else {

@@ -11,22 +11,13 @@ import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import assert from "node:assert/strict";
-import { startHttpServer, transportArgs } from "../http_server.mjs";
+import { endSession, envelope, escape, startHttpServer, transportArgs } from "../http_server.mjs";
 
 const { server, http, stateless, label } = transportArgs(process.argv.slice(2), "node test_fixture.mjs");
 console.log(`transport: ${label}`);
 
 let passed = 0;
 let failed = 0;
-const ID = "[A-Z0-9]{5}-[A-Z0-9]{5}";
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-// The envelope: `Error: <message>`, `Recovery: <hint>`, then the terms line ending in the id.
-function envelope(message, hint, terms) {
-  return new RegExp(
-    `^Error: ${message}\\n\\nRecovery: ${hint}\\n\\n\\((?:${terms}) · request (${ID})\\)$`,
-    "s",
-  );
-}
 const QUEUE_FULL = envelope(
   escape("The work queue is full."),
   escape("Wait a few seconds, then call fetch_items again with the same ids."),
@@ -81,20 +72,7 @@ async function connect(client, env = {}) {
     throw e;
   }
   tap(transport);
-  return async () => {
-    try {
-      if (!stateless) {
-        assert.ok(transport.sessionId, "the server minted an Mcp-Session-Id");
-        await transport.terminateSession();
-        assert.equal(transport.sessionId, undefined, "the session ended");
-      } else {
-        assert.equal(transport.sessionId, undefined, "no Mcp-Session-Id when stateless");
-      }
-      await client.close();
-    } finally {
-      await running.stop();
-    }
-  };
+  return () => endSession(transport, client, running, stateless);
 }
 
 const client = new Client({ name: "ts-interop", version: "1.0.0" }, { capabilities: {} });
