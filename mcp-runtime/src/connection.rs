@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
+use crate::channel::Channel;
 use crate::outbox::Outbox;
 use crate::server::Server;
-use crate::session::{Admit, Next, Seen, Session};
+use crate::session::{Admit, Next, Seen, Session, State};
 
 /// One client connection to a [`Server`], in-process. Feed it JSON-RPC messages with
 /// [`Connection::send`]; it returns everything the server wrote in answer (responses and
@@ -23,6 +24,7 @@ use crate::session::{Admit, Next, Seen, Session};
 /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
 /// let server = Server::builder("demo", "1.0.0").tool(hello).build()?;
 /// let mut conn = server.connect();
+/// conn.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#).await;
 /// let out = conn.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello"}}"#).await;
 /// assert_eq!(out, [r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}"#]);
 /// # Ok(()) }
@@ -36,7 +38,9 @@ impl Server {
     /// Opens an in-process connection (a fresh session: not initialized, log level `info`).
     pub fn connect(&self) -> Connection {
         let written = Arc::new(Outbox::default());
-        Connection { session: Arc::new(Session::new(Arc::clone(&self.shared), Some(Arc::clone(&written)))), written }
+        let channel = Channel::new(Some(Arc::clone(&written)), None);
+        let session = Session::new(Arc::clone(&self.shared), Arc::new(State::new()), channel, None);
+        Connection { session: Arc::new(session), written }
     }
 }
 
@@ -45,8 +49,15 @@ impl Connection {
     /// server wrote meanwhile, without their newlines.
     pub async fn send(&mut self, message: &str) -> Vec<String> {
         let admit = Admit { answer: true, run: true, refuse: false };
-        if let Next::Call { id, req, cancel } = self.session.handle(message.as_bytes(), admit, Seen::Fresh) {
-            Arc::clone(&self.session).run_call(id, req, cancel).await;
+        if let Next::Call { id, job, cancel } = self.session.handle(message.as_bytes(), admit, Seen::Fresh) {
+            let listen = job.is_listen();
+            let run = Arc::clone(&self.session).run_call(id, job, cancel);
+            if listen {
+                // A listen stream runs until cancelled: what it sends shows in later answers.
+                tokio::spawn(run);
+            } else {
+                run.await;
+            }
         }
         let mut out = Vec::new();
         self.written.take(usize::MAX, |line| {

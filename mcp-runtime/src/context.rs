@@ -5,36 +5,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use mcp_core::{Contract, NoReasons, ToolError};
-use serde::{Deserialize, Serialize};
+use mcp_core::{Contract, ContractEntry, NoReasons, ToolError};
+use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
+use crate::channel::Channel;
+use crate::client::Client;
+pub use crate::client::{Era, LogLevel};
 use crate::request_id::RequestId;
-use crate::server::FromCall;
-use crate::session::Session;
 
-/// MCP log levels, from least to most severe.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LogLevel {
-    /// Debugging detail.
-    Debug,
-    /// Informational.
-    Info,
-    /// Normal but significant.
-    Notice,
-    /// A warning.
-    Warning,
-    /// An error.
-    Error,
-    /// A critical condition.
-    Critical,
-    /// Action must be taken at once.
-    Alert,
-    /// The system is unusable.
-    Emergency,
-}
+/// Shared state registered with `ServerBuilder::state`, by type.
+pub(crate) type StateMap = std::collections::HashMap<std::any::TypeId, Box<dyn std::any::Any + Send + Sync>>;
 
 /// The cancellation signal of one call.
 #[derive(Default)]
@@ -81,7 +63,11 @@ pub struct CallInfo {
     pub(crate) tool: &'static str,
     pub(crate) request_id: RequestId,
     pub(crate) started: Instant,
-    pub(crate) session: Arc<Session>,
+    /// Where the call's messages go.
+    pub(crate) channel: Arc<Channel>,
+    /// The client as this request shows it (its era, capabilities, log level).
+    pub(crate) client: Client,
+    pub(crate) state: Arc<StateMap>,
     pub(crate) progress: Option<Progress>,
     pub(crate) cancel: Arc<CancelState>,
 }
@@ -143,14 +129,28 @@ impl<R> Ctx<R> {
         self.info.started
     }
 
-    /// The `clientInfo` the client declared in `initialize`; `None` before it.
-    pub fn client_info(&self) -> Option<&Value> {
-        self.info.session.client_info()
+    /// The protocol era of this request: [`Era::Modern`] when it carried a 2026-07-28
+    /// envelope in `_meta`, [`Era::Legacy`] when it belongs to an `initialize` session.
+    pub fn era(&self) -> Era {
+        self.info.client.era()
     }
 
-    /// The `capabilities` the client declared in `initialize`; `None` before it.
+    /// The protocol revision of this request: its `_meta` claim (modern), or what
+    /// `initialize` negotiated (legacy; `None` without a session, as over stateless HTTP).
+    pub fn protocol_version(&self) -> Option<&'static str> {
+        self.info.client.protocol_version()
+    }
+
+    /// Who the client says it is: this request's `clientInfo` (modern), or the one it
+    /// declared in `initialize` (legacy). Self-reported: never a security input.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.info.client.info()
+    }
+
+    /// The client's capabilities: this request's `clientCapabilities` as sent (modern), or
+    /// the `capabilities` it declared in `initialize` (legacy; `None` without a session).
     pub fn client_capabilities(&self) -> Option<&Value> {
-        self.info.session.client_capabilities()
+        self.info.client.capabilities()
     }
 
     /// Shared state registered with `Server::builder(..).state(value)`, ready for `?`:
@@ -169,7 +169,8 @@ impl<R> Ctx<R> {
     /// A type that was never registered is the server's mistake, not the caller's: the call
     /// fails with `ConfigurationError` (-32008), not retryable, and the log names the type.
     pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
-        self.info.session.state::<T>().ok_or_else(|| {
+        let found = self.info.state.get(&std::any::TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>());
+        found.ok_or_else(|| {
             ToolError::configuration("The server is misconfigured: this tool cannot run.")
                 .retryable(false)
                 .hint("Do not retry; report the request id to the server operator.")
@@ -181,7 +182,7 @@ impl<R> Ctx<R> {
     /// and extensions (what middleware in front of the endpoint put there, such as an
     /// authenticated user). `None` on stdio and in-process.
     pub fn http_request(&self) -> Option<&http::request::Parts> {
-        self.info.session.http.as_deref()
+        self.info.channel.http()
     }
 
     /// Over Streamable HTTP with sessions, ends the HTTP response this call's messages ride
@@ -190,7 +191,7 @@ impl<R> Ctx<R> {
     /// the result included. Lets long calls survive proxies that cut idle connections.
     /// Elsewhere it does nothing.
     pub fn close_sse_stream(&self) {
-        self.info.session.pause_stream();
+        self.info.channel.pause();
     }
 
     /// `true` once the client cancelled this call. Cheap: one atomic load.
@@ -205,14 +206,16 @@ impl<R> Ctx<R> {
         self.info.cancel.cancelled().await;
     }
 
-    /// Sends `notifications/message` to the client when `level` is at or above the session's
-    /// threshold (`logging/setLevel`, `info` before it), with this tool's name as `logger`.
+    /// Sends `notifications/message` to the client when `level` is at or above its
+    /// threshold, with this tool's name as `logger`: the session's `logging/setLevel`
+    /// (legacy; `info` before it), or this request's `_meta` `logLevel` (modern; nothing is
+    /// sent for a request without one).
     /// Every record also goes to stderr with the request id.
     pub fn log(&self, level: LogLevel, data: impl Serialize) {
         let data =
             serde_json::to_value(data).unwrap_or_else(|e| Value::String(format!("<unserializable log data: {e}>")));
         crate::logging::stderr_record(level, self.info.tool, &data);
-        self.info.session.log_to_client(level, self.info.tool, data);
+        self.info.channel.log(&self.info.client, level, self.info.tool, data);
     }
 
     /// [`Ctx::log`] at `debug`.
@@ -256,7 +259,7 @@ impl<R> Ctx<R> {
             }
             *last = Some(progress);
         }
-        self.info.session.progress(&p.token, progress, total, message);
+        self.info.channel.progress(&p.token, progress, total, message);
     }
 }
 
@@ -266,5 +269,89 @@ impl<R> std::fmt::Debug for Ctx<R> {
             .field("tool", &self.info.tool)
             .field("request_id", &self.info.request_id)
             .finish_non_exhaustive()
+    }
+}
+
+/// One call as the generated code receives it: validated arguments and the call's context.
+pub struct Call {
+    pub(crate) args: Value,
+    pub(crate) info: CallInfo,
+}
+
+/// Parameters the runtime injects by reference (`&Ctx<R>`).
+#[diagnostic::on_unimplemented(
+    message = "`&{Self}` cannot be a parameter of a `#[tool]` fn",
+    label = "by-reference parameters are injected by the runtime, and only `&Ctx<..>` can be",
+    note = "take arguments by value (`query: String`); take the context as `ctx: &Ctx` or `ctx: &Ctx<MyToolError>`"
+)]
+pub trait FromCall: Sized {
+    /// The failure modes the parameter can raise (`R` of `Ctx<R>`): the tool's contract table
+    /// when the tool declares none of its own.
+    type Contract: Contract;
+    /// Builds the parameter from the call's context.
+    fn from_call(info: CallInfo) -> Self;
+}
+
+/// A probe for the contract a context parameter's type `C` names (`R` of `Ctx<R>`): the
+/// contract table of a tool without `#[errors]` or `contract = ...`.
+///
+/// `(&&ContractOf::<C>::new()).entries()` resolves to [`ContextContract`] when `C` is a
+/// context, and to [`NotAContext`] (an empty table) otherwise: a by-reference parameter that
+/// is not a context is already an error at its type, and the probe adds none.
+pub struct ContractOf<C>(std::marker::PhantomData<fn() -> C>);
+
+impl<C> ContractOf<C> {
+    /// The probe.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        ContractOf(std::marker::PhantomData)
+    }
+}
+
+/// `C` is a context.
+pub trait ContextContract<C: FromCall> {
+    /// The contract's table.
+    fn entries(&self) -> &'static [ContractEntry] {
+        <C::Contract as Contract>::ENTRIES
+    }
+    /// Compiles only when `A` is the context's contract (`#[tool(contract = A)]` with
+    /// `&Ctx<A>`).
+    fn check<A>(&self)
+    where
+        C: FromCall<Contract = A>,
+    {
+    }
+}
+
+impl<C: FromCall> ContextContract<C> for &ContractOf<C> {}
+
+/// `C` is not a context.
+pub trait NotAContext {
+    /// Empty.
+    fn entries(&self) -> &'static [ContractEntry] {
+        &[]
+    }
+    /// Nothing to check.
+    fn check<A>(&self) {}
+}
+
+impl<C> NotAContext for ContractOf<C> {}
+
+impl Call {
+    /// Splits the call into the context parameter and the deserialized arguments. Arguments
+    /// that passed the schema but that serde still cannot read are an `invalid_arguments`
+    /// failure (the schema is looser than the Rust type).
+    pub fn parts<C: FromCall, A: serde::de::DeserializeOwned>(self) -> Result<(C, A), ToolError> {
+        let args = crate::validate::deserialize_args(self.info.tool, self.args)?;
+        Ok((C::from_call(self.info), args))
+    }
+}
+
+/// The arguments of a tool without parameters (the schema has already rejected any key).
+pub struct NoArgs;
+
+impl<'de> serde::Deserialize<'de> for NoArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| NoArgs)
     }
 }

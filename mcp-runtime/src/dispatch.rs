@@ -15,14 +15,15 @@ use std::time::{Duration, Instant};
 use mcp_core::{CallToolResult, Content, ErrorCode, ToolError};
 use serde_json::{Map, Value};
 
-use crate::context::{CallInfo, CancelState, Progress};
-use crate::envelope::{Origin, Site, fail};
+use crate::channel::Channel;
+use crate::client::Client;
+use crate::context::{Call, CallInfo, CancelState, Progress};
+use crate::envelope::{Origin, Site, display_name, fail};
 use crate::jsonrpc::RpcError;
 use crate::logging::{InCall, Scope};
 use crate::output::Output;
 use crate::request_id::RequestId;
-use crate::server::{BoxFuture, Call, PolicyRequest, Registered};
-use crate::session::Session;
+use crate::server::{BoxFuture, PolicyRequest, Registered, Shared, Tools};
 
 /// A `tools/call` whose params have the `CallToolRequest` shape.
 pub(crate) struct CallRequest {
@@ -34,30 +35,19 @@ pub(crate) struct CallRequest {
 /// Runs one call. `Err` only for strict resolution (an unknown or disabled tool as a
 /// protocol error); everything else is a `CallToolResult`.
 pub(crate) async fn call(
-    session: &Arc<Session>,
+    shared: &Shared,
+    channel: &Arc<Channel>,
+    client: &Client,
     req: CallRequest,
     cancel: Arc<CancelState>,
 ) -> Result<CallToolResult, RpcError> {
     let started = Instant::now();
-    let shared = &session.shared;
     let request_id = RequestId::generate();
-    let strict = shared.options.strict_resolution && session.is_wire();
+    let strict = shared.options.strict_resolution && channel.is_wire();
+    let tools = shared.tools();
 
-    let Some(tool) = shared.by_name.get(req.name.as_str()).map(|&i| &shared.tools[i]) else {
-        let shown = display_name(&req.name);
-        if strict {
-            return Err(RpcError::invalid_params(format!("Unknown tool: {shown}")));
-        }
-        let mut hint = String::from("Re-run tools/list and retry.");
-        if let Some(near) = did_you_mean(session, &shown) {
-            let _ = write!(hint, " Did you mean {near}?");
-        }
-        let err = ToolError::invalid_params(format!("Unknown tool: {shown}."))
-            .reason("unknown_tool")
-            .retryable(false)
-            .hint(hint);
-        let site = Site { tool: &shown, contract: &[], structured: true };
-        return Ok(fail(site, err, request_id, Origin::Refusal, None));
+    let Some(tool) = tools.get(req.name.as_str()) else {
+        return unknown_tool(&tools, &req.name, strict, request_id);
     };
     let name = tool.spec.name;
     let site = tool.site(shared.options.structured_errors);
@@ -69,7 +59,7 @@ pub(crate) async fn call(
         return Ok(unavailable(site, Some(reason.as_str()), None, request_id));
     }
     if let Some(policy) = &shared.policy {
-        let request = PolicyRequest { tool: name, client_info: session.client_info() };
+        let request = PolicyRequest { tool: name, client_info: client.info() };
         // The policy is the author's code: a panic in it fails this call, like one in a handler.
         match std::panic::catch_unwind(AssertUnwindSafe(|| policy(&request))) {
             Ok(None) => {}
@@ -83,7 +73,7 @@ pub(crate) async fn call(
     let mut args = req.arguments.unwrap_or_else(|| Value::Object(Map::new()));
     absent_when_null(&mut args, &tool.null_means_absent);
     if !tool.input_validator.is_valid(&args) {
-        let (err, issues) = crate::validate::invalid_arguments(tool, &args);
+        let (err, issues) = crate::validate::invalid_arguments(name, &tool.input_validator, &tool.input_schema, &args);
         return Ok(fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, Some(issues)));
     }
 
@@ -91,13 +81,21 @@ pub(crate) async fn call(
         tool: name,
         request_id,
         started,
-        session: Arc::clone(session),
+        channel: Arc::clone(channel),
+        client: client.clone(),
+        state: Arc::clone(&shared.state),
         progress: req.progress_token.map(Progress::new),
         cancel,
     };
     // The handler runs with its call marked current, so that its `tracing` events reach the
     // client and every record of the call carries the request id.
-    let scope = Scope { session: Arc::clone(session), tool: name, module: tool.spec.module, request_id };
+    let scope = Scope {
+        channel: Arc::clone(channel),
+        client: client.clone(),
+        tool: name,
+        module: tool.spec.module,
+        request_id,
+    };
     let handler = CatchUnwind(InCall { scope, inner: (tool.spec.call)(Call { args, info }) });
     // Where the handler runs (see `blocking`): a fn without `async` that has a time limit,
     // or has been seen to block, goes to the blocking pool; the rest run right here, in the
@@ -146,6 +144,23 @@ pub(crate) async fn call(
     })
 }
 
+/// A call of a tool that is not served: a tool execution error with a did-you-mean, or a
+/// protocol error under strict resolution.
+fn unknown_tool(tools: &Tools, name: &str, strict: bool, request_id: RequestId) -> Result<CallToolResult, RpcError> {
+    let shown = display_name(name);
+    if strict {
+        return Err(RpcError::invalid_params(format!("Unknown tool: {shown}")));
+    }
+    let mut hint = String::from("Re-run tools/list and retry.");
+    if let Some(near) = did_you_mean(tools, &shown) {
+        let _ = write!(hint, " Did you mean {near}?");
+    }
+    let err =
+        ToolError::invalid_params(format!("Unknown tool: {shown}.")).reason("unknown_tool").retryable(false).hint(hint);
+    let site = Site { tool: &shown, contract: &[], structured: true };
+    Ok(fail(site, err, request_id, Origin::Refusal, None))
+}
+
 /// How long a fn without `async` may hold a runtime thread before its tool is moved to the
 /// blocking pool.
 const BLOCKING: Duration = Duration::from_millis(1);
@@ -186,10 +201,10 @@ fn on_blocking_thread(
 }
 
 /// Refuses a call that cannot start (every slot taken and, on stdio, the queue full): retryable.
-pub(crate) fn busy(session: &Session, name: &str) -> CallToolResult {
-    let shared = &session.shared;
+pub(crate) fn busy(shared: &Shared, name: &str) -> CallToolResult {
     let shown = display_name(name);
-    let site = match shared.by_name.get(name).map(|&i| &shared.tools[i]) {
+    let tools = shared.tools();
+    let site = match tools.get(name) {
         Some(tool) => tool.site(shared.options.structured_errors),
         None => Site { tool: &shown, contract: &[], structured: true },
     };
@@ -276,26 +291,13 @@ fn seconds(d: Duration) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// The caller's tool name, safe to show: control characters removed, cut at 128
-/// characters followed by `…`.
-pub(crate) fn display_name(name: &str) -> String {
-    let clean: String = name.chars().filter(|c| !c.is_control()).collect();
-    if clean.chars().count() > 128 {
-        let mut cut: String = clean.chars().take(128).collect();
-        cut.push('…');
-        cut
-    } else {
-        clean
-    }
-}
-
 /// The closest listed tool within edit distance 2; ties go to `tools/list` order.
-fn did_you_mean(session: &Session, name: &str) -> Option<&'static str> {
+fn did_you_mean(tools: &Tools, name: &str) -> Option<&'static str> {
     if name.chars().count() > 130 {
         return None;
     }
     let mut best: Option<(usize, &'static str)> = None;
-    for tool in session.shared.tools.iter().filter(|t| t.disabled.is_none()) {
+    for tool in tools.all.iter().filter(|t| t.disabled.is_none()) {
         let d = levenshtein(name, tool.spec.name);
         if d <= 2 && best.is_none_or(|(b, _)| d < b) {
             best = Some((d, tool.spec.name));

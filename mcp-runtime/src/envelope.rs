@@ -34,6 +34,19 @@ pub(crate) struct Site<'a> {
     pub(crate) structured: bool,
 }
 
+/// The caller's tool name, safe to show: control characters removed, cut at 128
+/// characters followed by `…`.
+pub(crate) fn display_name(name: &str) -> String {
+    let clean: String = name.chars().filter(|c| !c.is_control()).collect();
+    if clean.chars().count() > 128 {
+        let mut cut: String = clean.chars().take(128).collect();
+        cut.push('…');
+        cut
+    } else {
+        clean
+    }
+}
+
 /// Fill, log, render: the one way a failure leaves the runtime.
 pub(crate) fn fail(
     site: Site<'_>,

@@ -25,14 +25,19 @@ use axum::response::Response;
 use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use serde_json::value::RawValue;
 
-use crate::jsonrpc::{self, Incoming};
+use crate::channel::Channel;
+use crate::client::{self, Era, LEGACY_VERSIONS, MODERN_VERSIONS};
+use crate::context::CancelState;
+use crate::jsonrpc::{self, Incoming, RpcError};
 use crate::outbox::{Kind, Outbox};
 use crate::server::{Error, Server, Shared};
-use crate::session::{Admit, Next, SUPPORTED_VERSIONS, Seen, Session, State};
+use crate::session::{Admit, Next, Seen, Session, State};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 const LAST_EVENT_HEADER: &str = "last-event-id";
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
 /// Events kept per request stream for a client that resumes it.
 const REPLAY_EVENTS: usize = 256;
 /// Request streams kept for resumption per session, at most.
@@ -42,37 +47,8 @@ const STREAM_RETENTION: Duration = Duration::from_secs(300);
 /// A comment on idle standalone streams, so that proxies do not cut them.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-/// Streamable HTTP settings, part of the server's options.
-#[derive(Clone, Debug)]
-pub(crate) struct HttpOptions {
-    pub(crate) stateless: bool,
-    /// Accepted `Host` names (any port); loopback by default.
-    pub(crate) allowed_hosts: Vec<String>,
-    /// Accepted `Origin`s (`scheme://host[:port]`, or a host name for any scheme and port);
-    /// when empty, an `Origin` is accepted when its host is an allowed host.
-    pub(crate) allowed_origins: Vec<String>,
-    pub(crate) max_body_bytes: usize,
-    pub(crate) session_idle: Duration,
-    pub(crate) max_sessions: usize,
-    /// The `retry` an SSE stream announces, in milliseconds.
-    pub(crate) retry_ms: u64,
-    pub(crate) shutdown_grace: Duration,
-}
-
-impl Default for HttpOptions {
-    fn default() -> Self {
-        HttpOptions {
-            stateless: false,
-            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
-            allowed_origins: Vec::new(),
-            max_body_bytes: 4 * 1024 * 1024,
-            session_idle: Duration::from_secs(30 * 60),
-            max_sessions: 10_000,
-            retry_ms: 1000,
-            shutdown_grace: Duration::from_secs(10),
-        }
-    }
-}
+/// The session a POST belongs to (none without sessions), and the id of one just minted.
+type Found = (Option<Arc<HttpSession>>, Option<String>);
 
 /// The endpoint's state: the server, the live sessions, and the shutdown signal.
 struct Endpoint {
@@ -341,9 +317,11 @@ impl Endpoint {
         if let Some(refused) = self.check_origin(&request) {
             return refused;
         }
+        let modern = header_str(request.headers(), VERSION_HEADER).is_some_and(|v| MODERN_VERSIONS.contains(&v));
         match *request.method() {
             Method::POST => self.post(request).await,
-            Method::GET | Method::DELETE if options.stateless => method_not_allowed("POST"),
+            // 2026-07-28 has no sessions and no standalone stream: POST only.
+            Method::GET | Method::DELETE if options.stateless || modern => method_not_allowed("POST"),
             Method::GET => self.get(&request),
             Method::DELETE => self.delete(&request),
             _ => method_not_allowed(if options.stateless { "POST" } else { "GET, POST, DELETE" }),
@@ -402,18 +380,28 @@ impl Endpoint {
                 &format!("Payload too large: a message is at most {} bytes", options.max_body_bytes),
             );
         };
-        // The ladder's JSON-RPC rungs: what the message is, and its id.
-        let (id, is_request, initialize) = match jsonrpc::parse(&bytes) {
+        // The ladder's JSON-RPC rungs: what the message is, and its id; then its era.
+        let (id, is_request, initialize, modern) = match jsonrpc::parse(&bytes) {
             Incoming::ParseError => return refuse(StatusCode::BAD_REQUEST, None, -32700, "Parse error"),
             Incoming::Invalid { id, message } => {
                 return refuse(StatusCode::BAD_REQUEST, id.as_deref(), -32600, &message);
             }
-            Incoming::Request { id, method, .. } => (Some(id.to_owned()), true, method == "initialize"),
-            Incoming::Notification { .. } | Incoming::Response => (None, false, false),
+            Incoming::Request { id, method, params } => {
+                let modern = match era_of(&parts.headers, &method, params) {
+                    Ok(era) => era == Era::Modern,
+                    Err(e) => return refuse_with(StatusCode::BAD_REQUEST, Some(id), &e),
+                };
+                (Some(id.to_owned()), true, method == "initialize", modern)
+            }
+            Incoming::Notification { .. } | Incoming::Response => {
+                let modern = header_str(&parts.headers, VERSION_HEADER).is_some_and(|v| MODERN_VERSIONS.contains(&v));
+                (None, false, false, modern)
+            }
         };
-        if let Some(version) = header_str(&parts.headers, VERSION_HEADER)
+        if !modern
             && !initialize
-            && !SUPPORTED_VERSIONS.contains(&version)
+            && let Some(version) = header_str(&parts.headers, VERSION_HEADER)
+            && !LEGACY_VERSIONS.contains(&version)
         {
             return refuse(
                 StatusCode::BAD_REQUEST,
@@ -421,42 +409,52 @@ impl Endpoint {
                 -32600,
                 &format!(
                     "Bad request: unsupported MCP-Protocol-Version {version:?}; supported: {}",
-                    SUPPORTED_VERSIONS.join(", ")
+                    LEGACY_VERSIONS.iter().chain(&MODERN_VERSIONS).copied().collect::<Vec<_>>().join(", ")
                 ),
             );
         }
-        let (session, minted) = match self.session_for(&parts.headers, initialize, id.as_deref()) {
-            Ok(found) => found,
-            Err(refused) => return *refused,
+        // A modern message belongs to no session: an `Mcp-Session-Id` is ignored, none is minted.
+        let (session, minted) = if modern {
+            (None, None)
+        } else {
+            match self.session_for(&parts.headers, initialize, id.as_deref()) {
+                Ok(found) => found,
+                Err(refused) => return *refused,
+            }
         };
-        session.touch();
+        if let Some(session) = &session {
+            session.touch();
+        }
+        let state = session.as_ref().map_or_else(|| Arc::new(State::per_request()), |s| Arc::clone(&s.state));
         let outbox = Arc::new(Outbox::default());
-        let view = Arc::new(Session::view(
-            Arc::clone(&self.shared),
-            Arc::clone(&session.state),
-            Arc::clone(&outbox),
-            Some(Arc::new(parts)),
-        ));
+        let channel = Channel::new(Some(Arc::clone(&outbox)), Some(Arc::new(parts)));
+        let view = Arc::new(Session::new(Arc::clone(&self.shared), state, channel, Some(self.stopping.subscribe())));
         let slot = Arc::clone(&self.calls).try_acquire_owned().ok();
         let admit = Admit { answer: true, run: slot.is_some(), refuse: true };
-        if let Next::Call { id, req, cancel } = view.handle(&bytes, admit, Seen::Fresh) {
-            let call = Arc::clone(&view).run_call(id, req, cancel);
+        // Closing a modern request's response is its cancellation: this guard goes with the
+        // response, and cancels the call when it is dropped before the call ends.
+        let mut guard = None;
+        if let Next::Call { id, job, cancel } = view.handle(&bytes, admit, Seen::Fresh) {
+            if job.era() == Era::Modern {
+                guard = Some(CancelOnDrop(Arc::clone(&cancel)));
+            }
+            let call = Arc::clone(&view).run_call(id, job, cancel);
             tokio::spawn(async move {
                 let _slot = slot;
                 call.await;
             });
         }
         // A refused `initialize` (bad params) leaves no session behind.
-        let minted = match minted {
-            Some(key) if !session.state.is_initialized() => {
+        let minted = match (minted, &session) {
+            (Some(key), Some(session)) if !session.state.is_initialized() => {
                 self.sessions().remove(key.as_str());
                 None
             }
-            minted => minted,
+            (minted, _) => minted,
         };
         let mut response = if is_request {
-            let resumable = (!options.stateless).then_some(&*session);
-            answer(outbox, resumable, options.retry_ms).await
+            let resumable = session.as_deref().filter(|_| !options.stateless);
+            answer(outbox, resumable, options.retry_ms, modern, guard).await
         } else {
             // A notification or a response: accepted, nothing to answer.
             status_only(StatusCode::ACCEPTED)
@@ -474,10 +472,10 @@ impl Endpoint {
         headers: &HeaderMap,
         initialize: bool,
         id: Option<&RawValue>,
-    ) -> Result<(Arc<HttpSession>, Option<String>), Box<Response>> {
+    ) -> Result<Found, Box<Response>> {
         let options = &self.shared.options.http;
         if options.stateless {
-            return Ok((Arc::new(HttpSession::new()), None));
+            return Ok((None, None));
         }
         if initialize {
             let mut sessions = self.sessions();
@@ -494,10 +492,10 @@ impl Endpoint {
             let key = session_id();
             let session = Arc::new(HttpSession::new());
             sessions.insert(key.clone().into(), Arc::clone(&session));
-            return Ok((session, Some(key)));
+            return Ok((Some(session), Some(key)));
         }
         let session = self.session_of(headers, id)?;
-        Ok((session, None))
+        Ok((Some(session), None))
     }
 
     /// GET: the session's standalone stream, or a request stream resumed after
@@ -621,14 +619,23 @@ fn session_id() -> String {
 
 /// The response to a request sent by POST: JSON when its answer comes first, else an SSE stream
 /// that ends after the answer (or when the handler pauses it), resumable when `session` is
-/// given (only such a stream is kept for resumption).
-async fn answer(outbox: Arc<Outbox>, session: Option<&HttpSession>, retry_ms: u64) -> Response {
+/// given (only such a stream is kept for resumption). A modern request's protocol errors
+/// keep their HTTP status (-32601 is 404, -32021 is 400); `guard` rides with the response.
+async fn answer(
+    outbox: Arc<Outbox>,
+    session: Option<&HttpSession>,
+    retry_ms: u64,
+    modern: bool,
+    guard: Option<CancelOnDrop>,
+) -> Response {
     loop {
         match outbox.peek() {
             Some(Kind::Answer) => {
                 let mut line = outbox.pop().map(|l| l.bytes).unwrap_or_default();
                 line.pop();
+                let status = if modern { modern_status(&line) } else { StatusCode::OK };
                 let mut response = Response::new(Body::from(line));
+                *response.status_mut() = status;
                 response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
                 return response;
             }
@@ -637,12 +644,136 @@ async fn answer(outbox: Arc<Outbox>, session: Option<&HttpSession>, retry_ms: u6
             Some(Kind::Notification | Kind::Pause) => {
                 return sse(match session {
                     Some(session) => resumable(session.open_stream(outbox, retry_ms), 0),
-                    None => plain(outbox),
+                    None => plain(outbox, guard),
                 });
             }
             None => outbox.ready().await,
         }
     }
+}
+
+/// The HTTP status of a modern request's JSON answer: 200, except the protocol errors the
+/// 2026-07-28 transport maps (a handler-level -32602 stays 200).
+fn modern_status(line: &[u8]) -> StatusCode {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        error: Option<Code>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Code {
+        code: i32,
+    }
+    if !line.windows(9).any(|w| w == b"\"error\":{") {
+        return StatusCode::OK;
+    }
+    match serde_json::from_slice::<Answer>(line).ok().and_then(|a| a.error).map(|e| e.code) {
+        Some(-32601) => StatusCode::NOT_FOUND,
+        Some(-32021) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// Cancels a modern call when its response is dropped: the client closed the stream.
+struct CancelOnDrop(Arc<CancelState>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// The era a posted request claims (its body's `_meta`), checked against its headers: a
+/// version header that disagrees with the body, or a modern request whose `Mcp-Method` or
+/// `Mcp-Name` disagrees with it, is `-32020`; a malformed or unsupported claim is the
+/// session's `-32602`/`-32022`, answered here with 400.
+fn era_of(headers: &HeaderMap, method: &str, params: Option<&RawValue>) -> Result<Era, RpcError> {
+    let header = header_str(headers, VERSION_HEADER);
+    let Some(body) = client::claimed_version(params)? else {
+        if header.is_some_and(|v| MODERN_VERSIONS.contains(&v)) {
+            return Err(RpcError::invalid_params(
+                "Invalid params: a 2026-07-28 request carries \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\" in `params._meta`",
+            ));
+        }
+        return Ok(Era::Legacy);
+    };
+    if header != Some(body.as_str()) {
+        return Err(mismatch(format!(
+            "MCP-Protocol-Version header {header:?} does not match the body's protocol version {body:?}; send the same version in both"
+        )));
+    }
+    if LEGACY_VERSIONS.contains(&body.as_str()) {
+        return Ok(Era::Legacy);
+    }
+    client::claim(params)?;
+    match mirror(headers, METHOD_HEADER) {
+        Some(Ok(sent)) if sent == method => {}
+        sent => {
+            return Err(mismatch(format!(
+                "Mcp-Method header {} does not match the body's method {method:?}; send the method in both",
+                shown_header(sent)
+            )));
+        }
+    }
+    let named = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(key) = named {
+        let value = params
+            .and_then(|p| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(p.get()).ok())
+            .and_then(|p| p.get(key).and_then(|v| v.as_str().map(str::to_owned)));
+        match (mirror(headers, NAME_HEADER), value) {
+            (Some(Ok(sent)), Some(value)) if sent == value => {}
+            (_, None) => {}
+            (sent, Some(value)) => {
+                return Err(mismatch(format!(
+                    "Mcp-Name header {} does not match the body's `{key}` {value:?}; send it in both",
+                    shown_header(sent)
+                )));
+            }
+        }
+    }
+    Ok(Era::Modern)
+}
+
+fn mismatch(message: String) -> RpcError {
+    RpcError { code: -32020, message: format!("Header mismatch: {message}"), data: None }
+}
+
+fn shown_header(sent: Option<Result<String, ()>>) -> String {
+    match sent {
+        None => "missing".into(),
+        Some(Err(())) => "unreadable".into(),
+        Some(Ok(value)) => format!("{value:?}"),
+    }
+}
+
+/// A mirror header's value, decoded from its `=?base64?…?=` form when it has one; `Err` for
+/// a value that is not visible ASCII or whose base64 is not UTF-8.
+fn mirror(headers: &HeaderMap, name: &str) -> Option<Result<String, ()>> {
+    use base64::Engine as _;
+    let raw = headers.get(name)?;
+    let Ok(text) = raw.to_str() else { return Some(Err(())) };
+    let text = text.trim();
+    Some(match text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or(()),
+        None => Ok(text.to_owned()),
+    })
+}
+
+/// An HTTP error response carrying a JSON-RPC error (its code, message and data).
+fn refuse_with(status: StatusCode, id: Option<&RawValue>, error: &RpcError) -> Response {
+    let mut body = jsonrpc::error(id, error);
+    body.pop();
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
 }
 
 fn sse(body: Body) -> Response {
@@ -654,15 +785,22 @@ fn sse(body: Body) -> Response {
     response
 }
 
-/// A stateless SSE body: the outbox's lines as events without ids, until the answer.
-fn plain(outbox: Arc<Outbox>) -> Body {
-    let body = futures_util::stream::unfold((outbox, false), |(outbox, done)| async move {
+/// An SSE body without resumption (stateless, and every modern request): the outbox's
+/// lines as events without ids, until the answer; a keep-alive comment when nothing was
+/// sent for a while (a listen stream may wait long). `guard` lives as long as the body.
+fn plain(outbox: Arc<Outbox>, guard: Option<CancelOnDrop>) -> Body {
+    let body = futures_util::stream::unfold((outbox, guard, false), |(outbox, guard, done)| async move {
         if done {
             return None;
         }
         loop {
             let Some(line) = outbox.pop() else {
-                outbox.ready().await;
+                if tokio::time::timeout(KEEP_ALIVE, outbox.ready()).await.is_err() {
+                    return Some((
+                        Ok::<_, Infallible>(Bytes::from_static(b": keep-alive\n\n")),
+                        (outbox, guard, false),
+                    ));
+                }
                 continue;
             };
             match line.kind {
@@ -671,7 +809,7 @@ fn plain(outbox: Arc<Outbox>) -> Body {
                 Kind::Answer | Kind::Notification => {
                     let last = line.kind == Kind::Answer;
                     let event = Bytes::from([b"data: ", trimmed(&line.bytes), b"\n\n"].concat());
-                    return Some((Ok::<_, Infallible>(event), (outbox, last)));
+                    return Some((Ok::<_, Infallible>(event), (outbox, guard, last)));
                 }
             }
         }

@@ -197,6 +197,8 @@ struct Failure<'a> {
 struct ErrorObject<'a> {
     code: i32,
     message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<&'a serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -222,7 +224,13 @@ pub(crate) fn success(id: &RawValue, result: &impl Serialize) -> Vec<u8> {
 }
 
 pub(crate) fn failure(id: Option<&RawValue>, code: i32, message: &str) -> Vec<u8> {
-    line(&Failure { jsonrpc: "2.0", id, error: ErrorObject { code, message } })
+    line(&Failure { jsonrpc: "2.0", id, error: ErrorObject { code, message, data: None } })
+}
+
+/// The answer to a request that failed with `error`.
+pub(crate) fn error(id: Option<&RawValue>, error: &RpcError) -> Vec<u8> {
+    let RpcError { code, message, data } = error;
+    line(&Failure { jsonrpc: "2.0", id, error: ErrorObject { code: *code, message, data: data.as_ref() } })
 }
 
 pub(crate) fn notification(method: &str, params: &impl Serialize) -> Vec<u8> {
@@ -236,11 +244,21 @@ pub struct RpcError {
     pub code: i32,
     /// The message.
     pub message: String,
+    /// Structured detail (`error.data`).
+    pub data: Option<serde_json::Value>,
 }
 
 impl RpcError {
     pub(crate) fn invalid_params(message: impl Into<String>) -> Self {
-        RpcError { code: -32602, message: message.into() }
+        RpcError { code: -32602, message: message.into(), data: None }
+    }
+
+    pub(crate) fn method_not_found(method: &str) -> Self {
+        RpcError { code: -32601, message: format!("Method not found: {method}"), data: None }
+    }
+
+    pub(crate) fn invalid_request(message: impl Into<String>) -> Self {
+        RpcError { code: -32600, message: message.into(), data: None }
     }
 }
 

@@ -14,6 +14,8 @@
 //! schemas once, when the server is built; `args` reads `--http`/`--stateless`.
 
 mod args;
+mod channel;
+mod client;
 mod connection;
 mod context;
 mod dispatch;
@@ -32,7 +34,7 @@ mod validate;
 
 pub use args::ServeArgs;
 pub use connection::Connection;
-pub use context::{Ctx, LogLevel};
+pub use context::{Ctx, Era, LogLevel};
 pub use jsonrpc::RpcError;
 pub use logging::{client_log_layer, current_request_id, init_stderr_logging};
 pub use mcp_core::{
@@ -43,7 +45,7 @@ pub use mcp_macros::{contract, errors, tool};
 pub use output::Structured;
 pub use request_id::RequestId;
 pub use schemars;
-pub use server::{Error, PolicyRequest, Refusal, Server, ServerBuilder};
+pub use server::{CacheScope, Error, PolicyRequest, Refusal, Server, ServerBuilder};
 
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
@@ -56,12 +58,11 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::context::CallInfo;
+    pub use crate::context::{Call, ContextContract, ContractOf, FromCall, NoArgs, NotAContext};
     pub use crate::output::{
         ContentKind, IntoStructured, Kind, Output, StructuredKind, ToolOutput, Unsupported, UnsupportedKind,
     };
-    pub use crate::server::{
-        BoxFuture, Call, ContextContract, ContractOf, FromCall, InputSpec, NoArgs, NotAContext, ToolDef, ToolSpec,
-    };
+    pub use crate::server::{BoxFuture, InputSpec, ToolDef, ToolSpec};
     pub use serde;
     pub use serde_json::Value;
 }
@@ -71,9 +72,10 @@ impl Server {
     /// validation, handler, output validation, envelope) without a transport: for tests.
     /// Failures come back as error envelopes, exactly as a client would see them.
     pub async fn call(&self, name: &str, arguments: serde_json::Value) -> CallToolResult {
-        let session = std::sync::Arc::new(session::Session::new(std::sync::Arc::clone(&self.shared), None));
+        let channel = std::sync::Arc::new(channel::Channel::new(None, None));
+        let client = client::Client::Legacy(std::sync::Arc::default());
         let req = dispatch::CallRequest { name: name.to_owned(), arguments: Some(arguments), progress_token: None };
-        match dispatch::call(&session, req, std::sync::Arc::default()).await {
+        match dispatch::call(&self.shared, &channel, &client, req, std::sync::Arc::default()).await {
             Ok(result) => result,
             // Strict resolution applies on the wire only; in-process calls never take it.
             Err(e) => unreachable!("in-process calls never produce protocol errors: {e:?}"),

@@ -15,9 +15,9 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-use crate::context::LogLevel;
+use crate::channel::Channel;
+use crate::client::{Client, LogLevel};
 use crate::request_id::RequestId;
-use crate::session::Session;
 
 /// Installs the default `tracing` subscriber: records to stderr (at `info` and above unless
 /// `RUST_LOG` says otherwise), and [`client_log_layer`] so that `tracing` events inside a
@@ -186,7 +186,9 @@ struct ClientLog;
 
 impl<S: tracing::Subscriber> Layer<S> for ClientLog {
     fn on_event(&self, event: &tracing::Event<'_>, _ctx: tracing_subscriber::layer::Context<'_, S>) {
-        let Some(session) = CURRENT.with(|c| c.borrow().as_ref().map(|scope| Arc::clone(&scope.session))) else {
+        let Some((channel, client)) =
+            CURRENT.with(|c| c.borrow().as_ref().map(|scope| (Arc::clone(&scope.channel), scope.client.clone())))
+        else {
             return;
         };
         let level = match *event.metadata().level() {
@@ -195,7 +197,7 @@ impl<S: tracing::Subscriber> Layer<S> for ClientLog {
             tracing::Level::INFO => LogLevel::Info,
             tracing::Level::DEBUG | tracing::Level::TRACE => LogLevel::Debug,
         };
-        if !session.wants(level) {
+        if !channel.wants(&client, level) {
             return;
         }
         let mut fields = Fields::default();
@@ -208,7 +210,7 @@ impl<S: tracing::Subscriber> Layer<S> for ClientLog {
             map.extend(fields.rest);
             Value::Object(map)
         };
-        session.log_to_client(level, event.metadata().target(), data);
+        channel.log(&client, level, event.metadata().target(), data);
     }
 }
 
@@ -255,7 +257,8 @@ impl Visit for Fields {
 /// The call a handler being polled belongs to.
 #[derive(Clone)]
 pub(crate) struct Scope {
-    pub(crate) session: Arc<Session>,
+    pub(crate) channel: Arc<Channel>,
+    pub(crate) client: Client,
     pub(crate) tool: &'static str,
     /// Where the tool is defined (`module_path!()`).
     pub(crate) module: &'static str,

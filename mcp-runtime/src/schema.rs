@@ -11,8 +11,6 @@
 use schemars::{Schema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
-use crate::server::InputSpec;
-
 /// An input schema, with the root properties for which `null` means absent.
 pub(crate) struct Input {
     pub(crate) schema: Value,
@@ -24,6 +22,16 @@ pub(crate) struct Input {
 pub(crate) struct Output {
     pub(crate) schema: Value,
     pub(crate) wrapped: bool,
+}
+
+/// Where a tool's input schema comes from.
+pub enum InputSpec {
+    /// No parameters: `{"type":"object","additionalProperties":false}`.
+    Empty,
+    /// One property per parameter (the generated arguments struct).
+    Params(fn(&mut SchemaGenerator) -> Schema),
+    /// One `#[input]` struct or enum is the whole input.
+    Whole(fn(&mut SchemaGenerator) -> Schema),
 }
 
 pub(crate) fn input(spec: &InputSpec, strict: bool) -> Input {

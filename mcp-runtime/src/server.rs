@@ -4,15 +4,17 @@
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use mcp_core::{Contract, ContractEntry, Icon, ToolAnnotations, ToolError};
+use mcp_core::{ContractEntry, Icon, ToolAnnotations, ToolError};
 use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use crate::context::CallInfo;
+use crate::context::{Call, StateMap};
 use crate::output::Output;
+pub use crate::schema::InputSpec;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
@@ -59,100 +61,6 @@ pub struct ToolSpec {
     pub contract: &'static [ContractEntry],
     /// Runs one call.
     pub call: fn(Call) -> BoxFuture<'static, Result<Output, ToolError>>,
-}
-
-/// Where a tool's input schema comes from.
-pub enum InputSpec {
-    /// No parameters: `{"type":"object","additionalProperties":false}`.
-    Empty,
-    /// One property per parameter (the generated arguments struct).
-    Params(fn(&mut SchemaGenerator) -> Schema),
-    /// One `#[input]` struct or enum is the whole input.
-    Whole(fn(&mut SchemaGenerator) -> Schema),
-}
-
-/// One call as the generated code receives it: validated arguments and the call's context.
-pub struct Call {
-    pub(crate) args: Value,
-    pub(crate) info: CallInfo,
-}
-
-/// Parameters the runtime injects by reference (`&Ctx<R>`).
-#[diagnostic::on_unimplemented(
-    message = "`&{Self}` cannot be a parameter of a `#[tool]` fn",
-    label = "by-reference parameters are injected by the runtime, and only `&Ctx<..>` can be",
-    note = "take arguments by value (`query: String`); take the context as `ctx: &Ctx` or `ctx: &Ctx<MyToolError>`"
-)]
-pub trait FromCall: Sized {
-    /// The failure modes the parameter can raise (`R` of `Ctx<R>`): the tool's contract table
-    /// when the tool declares none of its own.
-    type Contract: Contract;
-    /// Builds the parameter from the call's context.
-    fn from_call(info: CallInfo) -> Self;
-}
-
-/// A probe for the contract a context parameter's type `C` names (`R` of `Ctx<R>`): the
-/// contract table of a tool without `#[errors]` or `contract = ...`.
-///
-/// `(&&ContractOf::<C>::new()).entries()` resolves to [`ContextContract`] when `C` is a
-/// context, and to [`NotAContext`] (an empty table) otherwise: a by-reference parameter that
-/// is not a context is already an error at its type, and the probe adds none.
-pub struct ContractOf<C>(std::marker::PhantomData<fn() -> C>);
-
-impl<C> ContractOf<C> {
-    /// The probe.
-    #[allow(clippy::new_without_default)]
-    pub const fn new() -> Self {
-        ContractOf(std::marker::PhantomData)
-    }
-}
-
-/// `C` is a context.
-pub trait ContextContract<C: FromCall> {
-    /// The contract's table.
-    fn entries(&self) -> &'static [ContractEntry] {
-        <C::Contract as Contract>::ENTRIES
-    }
-    /// Compiles only when `A` is the context's contract (`#[tool(contract = A)]` with
-    /// `&Ctx<A>`).
-    fn check<A>(&self)
-    where
-        C: FromCall<Contract = A>,
-    {
-    }
-}
-
-impl<C: FromCall> ContextContract<C> for &ContractOf<C> {}
-
-/// `C` is not a context.
-pub trait NotAContext {
-    /// Empty.
-    fn entries(&self) -> &'static [ContractEntry] {
-        &[]
-    }
-    /// Nothing to check.
-    fn check<A>(&self) {}
-}
-
-impl<C> NotAContext for ContractOf<C> {}
-
-impl Call {
-    /// Splits the call into the context parameter and the deserialized arguments. Arguments
-    /// that passed the schema but that serde still cannot read are an `invalid_arguments`
-    /// failure (the schema is looser than the Rust type).
-    pub fn parts<C: FromCall, A: serde::de::DeserializeOwned>(self) -> Result<(C, A), ToolError> {
-        let args = crate::validate::deserialize_args(self.info.tool, self.args)?;
-        Ok((C::from_call(self.info), args))
-    }
-}
-
-/// The arguments of a tool without parameters (the schema has already rejected any key).
-pub struct NoArgs;
-
-impl<'de> serde::Deserialize<'de> for NoArgs {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        serde::de::IgnoredAny::deserialize(d).map(|_| NoArgs)
-    }
 }
 
 /// Why a server could not be built.
@@ -226,7 +134,10 @@ pub(crate) struct Options {
     pub(crate) default_timeout: Option<Duration>,
     pub(crate) strict_resolution: bool,
     pub(crate) structured_errors: bool,
-    pub(crate) http: crate::http::HttpOptions,
+    /// `ttlMs` and `cacheScope` of modern list results.
+    pub(crate) cache_ttl_ms: u64,
+    pub(crate) cache_scope: CacheScope,
+    pub(crate) http: HttpOptions,
 }
 
 impl Default for Options {
@@ -242,7 +153,41 @@ impl Default for Options {
             default_timeout: None,
             strict_resolution: false,
             structured_errors: false,
-            http: crate::http::HttpOptions::default(),
+            cache_ttl_ms: 0,
+            cache_scope: CacheScope::Private,
+            http: HttpOptions::default(),
+        }
+    }
+}
+
+/// Streamable HTTP settings, part of the server's options.
+#[derive(Clone, Debug)]
+pub(crate) struct HttpOptions {
+    pub(crate) stateless: bool,
+    /// Accepted `Host` names (any port); loopback by default.
+    pub(crate) allowed_hosts: Vec<String>,
+    /// Accepted `Origin`s (`scheme://host[:port]`, or a host name for any scheme and port);
+    /// when empty, an `Origin` is accepted when its host is an allowed host.
+    pub(crate) allowed_origins: Vec<String>,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) session_idle: Duration,
+    pub(crate) max_sessions: usize,
+    /// The `retry` an SSE stream announces, in milliseconds.
+    pub(crate) retry_ms: u64,
+    pub(crate) shutdown_grace: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            stateless: false,
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: Vec::new(),
+            max_body_bytes: 4 * 1024 * 1024,
+            session_idle: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            retry_ms: 1000,
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }
@@ -283,15 +228,59 @@ pub(crate) struct Shared {
     pub(crate) name: String,
     pub(crate) version: String,
     pub(crate) instructions: Option<String>,
-    pub(crate) tools: Vec<Registered>,
-    pub(crate) by_name: HashMap<&'static str, usize>,
-    /// `tools/list` results, serialized once: page `i` answers cursor `i`.
-    pub(crate) list_pages: Vec<Box<serde_json::value::RawValue>>,
+    /// `{"name":…,"version":…}`, for modern results' `_meta`.
+    pub(crate) server_info: Box<RawValue>,
+    /// The tools served now; replaced whole when a tool is added or removed.
+    tools: RwLock<Arc<Tools>>,
+    /// Bumped when the tool list changes: listeners send `notifications/tools/list_changed`.
+    pub(crate) tools_changed: tokio::sync::watch::Sender<u64>,
     pub(crate) options: Options,
     pub(crate) policy: Option<Box<Policy>>,
-    pub(crate) state: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    pub(crate) state: Arc<StateMap>,
     /// Blocking-pool threads handlers may hold at once (`max_in_flight`).
     pub(crate) blocking: Arc<tokio::sync::Semaphore>,
+}
+
+/// The tools served, with their `tools/list` pages serialized once per era: page `i`
+/// answers cursor `i`.
+pub(crate) struct Tools {
+    pub(crate) all: Vec<Arc<Registered>>,
+    by_name: HashMap<&'static str, usize>,
+    pub(crate) legacy_pages: Vec<Box<RawValue>>,
+    pub(crate) modern_pages: Vec<Box<RawValue>>,
+}
+
+impl Tools {
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<Registered>> {
+        self.by_name.get(name).map(|&i| &self.all[i])
+    }
+
+    fn new(tools: Vec<Arc<Registered>>, options: &Options, server_info: &RawValue) -> Tools {
+        let by_name = tools.iter().enumerate().map(|(i, t)| (t.spec.name, i)).collect();
+        let legacy_pages = list_pages(&tools, options, None);
+        let modern_pages = list_pages(&tools, options, Some(server_info));
+        Tools { all: tools, by_name, legacy_pages, modern_pages }
+    }
+}
+
+impl Shared {
+    /// The tools served now (a consistent set, for the whole of one request).
+    pub(crate) fn tools(&self) -> Arc<Tools> {
+        Arc::clone(&self.tools.read().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    /// Replaces the tool set with what `change` makes of it, and tells listeners.
+    fn change_tools(&self, change: impl FnOnce(&mut Vec<Arc<Registered>>) -> bool) -> bool {
+        let mut current = self.tools.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut tools = current.all.clone();
+        if !change(&mut tools) {
+            return false;
+        }
+        *current = Arc::new(Tools::new(tools, &self.options, &self.server_info));
+        drop(current);
+        self.tools_changed.send_modify(|n| *n += 1);
+        true
+    }
 }
 
 /// An MCP server: tools, built and validated once; serve it with [`Server::serve_stdio`], or
@@ -454,6 +443,15 @@ impl ServerBuilder {
         self
     }
 
+    /// The cache hints of modern list results (`ttlMs`, `cacheScope`; default `0` and
+    /// private): how long a client may reuse a `tools/list` answer, and whether it is the
+    /// same for every caller. Legacy results carry none.
+    pub fn cache_hints(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        self.options.cache_ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        self.options.cache_scope = scope;
+        self
+    }
+
     /// Streamable HTTP without sessions (default: with them). Each POST stands alone: no
     /// `initialize` is needed before a call, no `Mcp-Session-Id` is minted, GET and DELETE
     /// are 405. Any replica behind a load balancer can answer any request. Cancellation
@@ -503,29 +501,28 @@ impl ServerBuilder {
     /// panics.
     pub fn build(self) -> Result<Server, Error> {
         let mut tools = Vec::with_capacity(self.specs.len());
-        let mut by_name = HashMap::new();
+        let mut names = std::collections::HashSet::new();
         for (spec, disabled) in self.specs {
-            if spec.needs_session && self.options.http.stateless {
-                return Err(Error::NeedsSession(spec.name.to_owned()));
-            }
-            if by_name.insert(spec.name, tools.len()).is_some() {
+            if !names.insert(spec.name) {
                 return Err(Error::DuplicateTool(spec.name.to_owned()));
             }
-            tools.push(register(spec, disabled, &self.options)?);
+            tools.push(Arc::new(register(spec, disabled, &self.options)?));
         }
-        let list_pages = list_pages(&tools, self.options.page_size);
+        let server_info =
+            serde_json::value::to_raw_value(&serde_json::json!({"name": self.name, "version": self.version}))
+                .unwrap_or_else(|_| unreachable!("two strings serialize"));
         let blocking = Arc::new(tokio::sync::Semaphore::new(self.options.max_in_flight));
         Ok(Server {
             shared: Arc::new(Shared {
+                tools: RwLock::new(Arc::new(Tools::new(tools, &self.options, &server_info))),
+                tools_changed: tokio::sync::watch::Sender::new(0),
                 name: self.name,
                 version: self.version,
                 instructions: self.instructions,
-                tools,
-                by_name,
-                list_pages,
+                server_info,
                 options: self.options,
                 policy: self.policy,
-                state: self.state,
+                state: Arc::new(self.state),
                 blocking,
             }),
         })
@@ -533,6 +530,9 @@ impl ServerBuilder {
 }
 
 fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Result<Registered, Error> {
+    if spec.needs_session && options.http.stateless {
+        return Err(Error::NeedsSession(spec.name.to_owned()));
+    }
     let invalid = |which: &'static str| {
         let tool = spec.name.to_owned();
         move |message| Error::InvalidSchema { tool, which, message }
@@ -606,26 +606,44 @@ fn descriptor(tool: &Registered) -> Descriptor<'_> {
     }
 }
 
-/// One `tools/list` result.
+/// One `tools/list` result; a modern one also carries `resultType`, the cache hints and
+/// the server's name.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ListPage<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_type: Option<&'static str>,
     tools: &'a [Descriptor<'a>],
     #[serde(skip_serializing_if = "Option::is_none")]
     next_cursor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<CacheScope>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<crate::client::ResultMeta<'a>>,
 }
 
-fn list_pages(tools: &[Registered], page_size: Option<usize>) -> Vec<Box<serde_json::value::RawValue>> {
-    let listed: Vec<Descriptor<'_>> = tools.iter().filter(|t| t.disabled.is_none()).map(descriptor).collect();
-    let size = page_size.unwrap_or(usize::MAX).min(listed.len().max(1));
+/// The `tools/list` pages: legacy ones, or modern ones naming the server (`server_info`).
+fn list_pages(tools: &[Arc<Registered>], options: &Options, server_info: Option<&RawValue>) -> Vec<Box<RawValue>> {
+    let listed: Vec<Descriptor<'_>> = tools.iter().filter(|t| t.disabled.is_none()).map(|t| descriptor(t)).collect();
+    let size = options.page_size.unwrap_or(usize::MAX).min(listed.len().max(1));
     let chunks: Vec<&[Descriptor<'_>]> = if listed.is_empty() { vec![&[][..]] } else { listed.chunks(size).collect() };
     let count = chunks.len();
     chunks
         .into_iter()
         .enumerate()
         .map(|(i, tools)| {
-            let next_cursor = (i + 1 < count).then(|| crate::session::cursor_for(i + 1));
-            serde_json::value::to_raw_value(&ListPage { tools, next_cursor })
+            let next_cursor = (i + 1 < count).then(|| cursor_for(i + 1));
+            let page = ListPage {
+                result_type: server_info.map(|_| "complete"),
+                tools,
+                next_cursor,
+                ttl_ms: server_info.map(|_| options.cache_ttl_ms),
+                cache_scope: server_info.map(|_| options.cache_scope),
+                meta: server_info.map(crate::client::ResultMeta::new),
+            };
+            serde_json::value::to_raw_value(&page)
                 .unwrap_or_else(|_| unreachable!("descriptors serialize: string keys, JSON values"))
         })
         .collect()
@@ -636,6 +654,50 @@ impl Server {
     pub fn tool_descriptors(&self) -> Vec<Value> {
         let descriptor =
             |tool| serde_json::to_value(descriptor(tool)).unwrap_or_else(|_| unreachable!("descriptors serialize"));
-        self.shared.tools.iter().filter(|t| t.disabled.is_none()).map(descriptor).collect()
+        self.shared.tools().all.iter().filter(|t| t.disabled.is_none()).map(|t| descriptor(t)).collect()
     }
+
+    /// Adds a tool while the server runs (or replaces the one of that name): the next
+    /// `tools/list` shows it, and clients listening for changes are told
+    /// (`notifications/tools/list_changed`). A tool whose schema does not compile is refused
+    /// as at build time.
+    pub fn add_tool<T: ToolDef>(&self, _tool: T) -> Result<(), Error> {
+        let registered = Arc::new(register(T::spec(), None, &self.shared.options)?);
+        self.shared.change_tools(|tools| {
+            tools.retain(|t| t.spec.name != registered.spec.name);
+            tools.push(registered);
+            true
+        });
+        Ok(())
+    }
+
+    /// Removes a tool while the server runs; calls already running finish. `false` when no
+    /// tool has that name. Clients listening for changes are told.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.shared.change_tools(|tools| {
+            let before = tools.len();
+            tools.retain(|t| t.spec.name != name);
+            tools.len() < before
+        })
+    }
+}
+
+/// Who may cache a list result (`cacheScope`, 2026-07-28).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    /// Only this caller: the default, and the only choice for lists that vary by caller.
+    Private,
+    /// Any caller: the result is the same for everyone.
+    Public,
+}
+
+/// Cursors are opaque to clients: `page-<n>`.
+pub(crate) fn cursor_for(page: usize) -> String {
+    format!("page-{page}")
+}
+
+/// The page a cursor names.
+pub(crate) fn page_of(cursor: &str) -> Option<usize> {
+    cursor.strip_prefix("page-")?.parse().ok()
 }

@@ -1,23 +1,23 @@
-//! One client connection: the lifecycle methods (`initialize`, `ping`, `tools/list`,
-//! `logging/setLevel`), notifications (`notifications/cancelled`), and the routing of
-//! `tools/call` to its own task.
+//! One client connection as its requests see it: the era of each request, the lifecycle
+//! methods of both eras (`initialize`, `ping`, `logging/setLevel`; `server/discover`),
+//! `tools/list`, `subscriptions/listen`, notifications (`notifications/cancelled`), and the
+//! routing of `tools/call` to its own task. Each request is classified here, once: a
+//! modern `_meta` claim makes it a 2026-07-28 request served with its own envelope; any
+//! other request belongs to the `initialize` session (2025).
 
-use std::any::TypeId;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
-use crate::context::{CancelState, LogLevel};
-use crate::dispatch::{self, CallRequest};
-use crate::jsonrpc::{self, Incoming, RpcError};
-use crate::outbox::Outbox;
-use crate::server::Shared;
-use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-/// Protocol revisions served, newest first.
-pub(crate) const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+use crate::channel::Channel;
+use crate::client::{self, Claim, Client, Complete, Era, LEGACY_VERSIONS, Legacy, LogLevel, MODERN_VERSIONS};
+use crate::context::CancelState;
+use crate::dispatch::{self, CallRequest};
+use crate::jsonrpc::{self, Incoming, RpcError};
+use crate::server::{Shared, page_of};
 
 /// One client's session, as the requests of one channel see it: the session's state, and
 /// where answers and notifications go. On stdio that is the connection's one outbox; over
@@ -26,29 +26,38 @@ pub(crate) const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2
 pub(crate) struct Session {
     pub(crate) shared: Arc<Shared>,
     pub(crate) state: Arc<State>,
-    /// Outgoing lines; `None` for in-process calls.
-    out: Option<Arc<Outbox>>,
-    /// The HTTP request this view answers (its headers and extensions), over HTTP.
-    pub(crate) http: Option<Arc<http::request::Parts>>,
+    pub(crate) channel: Arc<Channel>,
+    /// Turns `true` when the transport ends: listen streams end with their graceful result.
+    closing: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 /// What a session remembers between requests.
-#[derive(Default)]
 pub(crate) struct State {
     /// Set by the first `initialize`; a second one is refused.
-    initialized: std::sync::atomic::AtomicBool,
-    client_info: OnceLock<Value>,
-    client_capabilities: OnceLock<Value>,
-    /// The client's `logging/setLevel`, as a `LogLevel`; `info` until it sets one.
-    log_level: AtomicU8,
-    /// Calls queued or running, by their id as sent: how a cancellation finds them, and how
-    /// a second call with the same id is refused.
+    initialized: AtomicBool,
+    /// Legacy requests are served without `initialize` (HTTP without sessions).
+    per_request: bool,
+    /// What `initialize` declared, and the log level.
+    legacy: Arc<Legacy>,
+    /// Requests running or queued, by their id as sent: how a cancellation finds them, and
+    /// how a second request with the same id is refused.
     in_flight: Mutex<HashMap<Box<str>, Arc<CancelState>>>,
 }
 
 impl State {
+    /// A session that starts with `initialize`.
     pub(crate) fn new() -> Self {
-        State { log_level: AtomicU8::new(LogLevel::Info as u8), ..State::default() }
+        State {
+            initialized: AtomicBool::new(false),
+            per_request: false,
+            legacy: Arc::default(),
+            in_flight: Mutex::default(),
+        }
+    }
+
+    /// The state of one request served without a session (stateless HTTP).
+    pub(crate) fn per_request() -> Self {
+        State { per_request: true, ..State::new() }
     }
 
     /// Whether an `initialize` succeeded.
@@ -63,16 +72,42 @@ impl State {
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Next {
     Done,
-    /// A `tools/call` to run in its own task. Its cancellation handle is registered
-    /// already, so a `notifications/cancelled` on the next line finds it.
+    /// A `tools/call` or a `subscriptions/listen` to run in its own task. Its cancellation
+    /// handle is registered already, so a `notifications/cancelled` on the next line finds it.
     Call {
         id: Box<RawValue>,
-        req: CallRequest,
+        job: Job,
         cancel: Arc<CancelState>,
     },
     /// A request that cannot be served now: the transport keeps its line and hands it back
     /// with [`Seen::Parked`] when it can.
     Park(Parked),
+}
+
+/// Work that runs in a task of its own, and the client as its request showed it.
+pub(crate) struct Job {
+    client: Client,
+    work: Work,
+}
+
+enum Work {
+    Call(CallRequest),
+    /// A listen stream; `true` when the client asked for `notifications/tools/list_changed`.
+    Listen {
+        tools: bool,
+    },
+}
+
+impl Job {
+    /// `true` for a listen stream, which runs until cancelled or the transport ends.
+    pub(crate) fn is_listen(&self) -> bool {
+        matches!(self.work, Work::Listen { .. })
+    }
+
+    /// The era of the request: a transport that treats them differently (HTTP) asks.
+    pub(crate) fn era(&self) -> Era {
+        self.client.era()
+    }
 }
 
 /// What the transport can do for a request now.
@@ -102,97 +137,24 @@ pub(crate) struct Parked {
 }
 
 impl Session {
-    pub(crate) fn new(shared: Arc<Shared>, out: Option<Arc<Outbox>>) -> Self {
-        Session { shared, state: Arc::new(State::new()), out, http: None }
-    }
-
-    /// A view of an existing session whose answers go to `out`.
-    pub(crate) fn view(
+    pub(crate) fn new(
         shared: Arc<Shared>,
         state: Arc<State>,
-        out: Arc<Outbox>,
-        http: Option<Arc<http::request::Parts>>,
+        channel: Channel,
+        closing: Option<tokio::sync::watch::Receiver<bool>>,
     ) -> Self {
-        Session { shared, state, out: Some(out), http }
-    }
-
-    /// `true` when the session speaks JSON-RPC (not an in-process call).
-    pub(crate) fn is_wire(&self) -> bool {
-        self.out.is_some()
-    }
-
-    pub(crate) fn client_info(&self) -> Option<&Value> {
-        self.state.client_info.get()
-    }
-
-    pub(crate) fn client_capabilities(&self) -> Option<&Value> {
-        self.state.client_capabilities.get()
-    }
-
-    pub(crate) fn state<T: 'static>(&self) -> Option<&T> {
-        self.shared.state.get(&TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>())
+        Session { shared, state, channel: Arc::new(channel), closing }
     }
 
     /// Queues an answer.
     pub(crate) fn send(&self, line: Vec<u8>) {
-        if let Some(out) = &self.out {
-            out.response(line);
-        }
-    }
-
-    /// Ends the HTTP response this call's messages ride on, if any; the client resumes the
-    /// stream with `Last-Event-ID` and gets what was sent meanwhile.
-    pub(crate) fn pause_stream(&self) {
-        if let Some(out) = &self.out {
-            out.mark(crate::outbox::Kind::Pause);
-        }
-    }
-
-    /// Queues a notification; it is dropped while the client does not read its output.
-    fn notify(&self, line: Vec<u8>) {
-        if let Some(out) = &self.out {
-            out.notification(line);
-        }
-    }
-
-    /// `true` when a record at `level` would reach the client.
-    pub(crate) fn wants(&self, level: LogLevel) -> bool {
-        self.out.is_some() && (level as u8) >= self.state.log_level.load(Ordering::Relaxed)
-    }
-
-    pub(crate) fn log_to_client(&self, level: LogLevel, logger: &str, data: Value) {
-        #[derive(Serialize)]
-        struct Message<'a> {
-            level: LogLevel,
-            logger: &'a str,
-            data: Value,
-        }
-        if !self.wants(level) {
-            return;
-        }
-        self.notify(jsonrpc::notification("notifications/message", &Message { level, logger, data }));
-    }
-
-    pub(crate) fn progress(&self, token: &RawValue, progress: f64, total: Option<f64>, message: Option<&str>) {
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Params<'a> {
-            progress_token: &'a RawValue,
-            progress: f64,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            total: Option<f64>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            message: Option<&'a str>,
-        }
-        self.notify(jsonrpc::notification(
-            "notifications/progress",
-            &Params { progress_token: token, progress, total, message },
-        ));
+        self.channel.send(line);
     }
 
     /// Handles one line. Notifications take effect at once; requests are answered here when
-    /// `admit` allows, except `tools/call`, which is parsed here and handed back to run in its
-    /// own task; what cannot be served now is handed back to be parked.
+    /// `admit` allows, except `tools/call` and `subscriptions/listen`, which are parsed here
+    /// and handed back to run in their own task; what cannot be served now is handed back to
+    /// be parked.
     pub(crate) fn handle(&self, line: &[u8], admit: Admit, seen: Seen) -> Next {
         let incoming = jsonrpc::parse(line);
         let is_request = !matches!(incoming, Incoming::Notification { .. } | Incoming::Response);
@@ -200,12 +162,12 @@ impl Session {
             // Parked as it is; a call's id is registered so that a cancellation finds it.
             let registered = match (&incoming, seen) {
                 (_, Seen::Parked(p)) => p.registered,
-                (Incoming::Request { id, method, .. }, Seen::Fresh) if method == "tools/call" => {
+                (Incoming::Request { id, method, .. }, Seen::Fresh) if runs_alone(method) => {
                     self.register(id).is_some()
                 }
                 _ => false,
             };
-            let call = matches!(&incoming, Incoming::Request { method, .. } if method == "tools/call");
+            let call = matches!(&incoming, Incoming::Request { method, .. } if runs_alone(method));
             return Next::Park(Parked { call, registered });
         }
         match incoming {
@@ -213,31 +175,134 @@ impl Session {
             Incoming::Invalid { id, message } => self.send(jsonrpc::failure(id.as_deref(), -32600, &message)),
             Incoming::Response => tracing::debug!("ignoring a response that matches no request of this server"),
             Incoming::Notification { method, params } => self.notification(&method, params),
-            Incoming::Request { id, method, params } if method == "tools/call" => {
-                return self.call(id, params, admit, seen);
-            }
             Incoming::Request { id, method, params } => {
-                let answer = match &*method {
-                    "initialize" => self.initialize(value(params)).map(|r| jsonrpc::success(id, &r)),
-                    "ping" => Ok(jsonrpc::success(id, &json!({}))),
-                    "tools/list" => self.list(value(params).as_ref()).map(|page| jsonrpc::success(id, &page)),
-                    "logging/setLevel" => {
-                        self.set_level(value(params).as_ref()).map(|()| jsonrpc::success(id, &json!({})))
+                let client = match self.classify(&method, params) {
+                    Ok(client) => client,
+                    Err(e) => {
+                        if let Seen::Parked(Parked { registered: true, .. }) = seen {
+                            self.in_flight_map().remove(id.get());
+                        }
+                        self.send(jsonrpc::error(Some(id), &e));
+                        return Next::Done;
                     }
-                    other => Err(RpcError {
-                        code: -32601,
-                        message: format!("Method not found: {}", dispatch::display_name(other)),
-                    }),
                 };
-                self.send(answer.unwrap_or_else(|e| jsonrpc::failure(Some(id), e.code, &e.message)));
+                if runs_alone(&method) && (method == "tools/call" || client.era() == Era::Modern) {
+                    return self.start(id, &method, params, client, admit, seen);
+                }
+                let answer = match client.era() {
+                    Era::Modern => self.modern(id, &method, params),
+                    _ => self.legacy(id, &method, params, &client),
+                };
+                self.send(answer.unwrap_or_else(|e| jsonrpc::error(Some(id), &e)));
             }
         }
         Next::Done
     }
 
-    /// A `tools/call`: registered under its id (a second call with an id in use is refused),
-    /// then run, parked or refused as `admit` says.
-    fn call(&self, id: &RawValue, params: Option<&RawValue>, admit: Admit, seen: Seen) -> Next {
+    /// The era of a request, and the client as it shows it; or why it cannot be served.
+    fn classify(&self, method: &str, params: Option<&RawValue>) -> Result<Client, RpcError> {
+        match client::claim(params)? {
+            Claim::Modern(envelope) => {
+                if let Some(instead) = removed_in_modern(method) {
+                    return Err(RpcError {
+                        code: -32601,
+                        message: format!("Method not found: {method} is not part of {} ({instead})", envelope.version),
+                        data: None,
+                    });
+                }
+                Ok(Client::Modern(Arc::new(envelope)))
+            }
+            Claim::Legacy | Claim::None => {
+                let served =
+                    method == "initialize" || method == "ping" || self.state.per_request || self.state.is_initialized();
+                if !served {
+                    return Err(RpcError::invalid_params(format!(
+                        "Invalid params: `_meta` names no protocol version. Put \"io.modelcontextprotocol/protocolVersion\" ({}) and \"io.modelcontextprotocol/clientCapabilities\" in `params._meta`, or send `initialize` first ({})",
+                        MODERN_VERSIONS.join(", "),
+                        LEGACY_VERSIONS[0]
+                    )));
+                }
+                Ok(Client::Legacy(Arc::clone(&self.state.legacy)))
+            }
+        }
+    }
+
+    /// A 2025 request answered at once.
+    fn legacy(
+        &self,
+        id: &RawValue,
+        method: &str,
+        params: Option<&RawValue>,
+        client: &Client,
+    ) -> Result<Vec<u8>, RpcError> {
+        match method {
+            "initialize" => self.initialize(value(params)).map(|r| jsonrpc::success(id, &r)),
+            "ping" => Ok(jsonrpc::success(id, &json!({}))),
+            "tools/list" => {
+                let tools = self.shared.tools();
+                page(&tools.legacy_pages, value(params).as_ref()).map(|p| jsonrpc::success(id, &p))
+            }
+            "logging/setLevel" => {
+                Self::set_level(value(params).as_ref(), client).map(|()| jsonrpc::success(id, &json!({})))
+            }
+            other => Err(RpcError::method_not_found(&crate::envelope::display_name(other))),
+        }
+    }
+
+    /// A 2026-07-28 request answered at once.
+    fn modern(&self, id: &RawValue, method: &str, params: Option<&RawValue>) -> Result<Vec<u8>, RpcError> {
+        match method {
+            "server/discover" => Ok(jsonrpc::success(id, &self.discover())),
+            "tools/list" => {
+                let tools = self.shared.tools();
+                page(&tools.modern_pages, value(params).as_ref()).map(|p| jsonrpc::success(id, &p))
+            }
+            other => Err(RpcError::method_not_found(&crate::envelope::display_name(other))),
+        }
+    }
+
+    /// `server/discover`: the versions, and the capabilities whose methods work here.
+    fn discover(&self) -> Value {
+        let shared = &self.shared;
+        let mut result = json!({
+            "resultType": "complete",
+            "supportedVersions": MODERN_VERSIONS,
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+            "ttlMs": shared.options.cache_ttl_ms,
+            "cacheScope": shared.options.cache_scope,
+        });
+        if let Some(text) = &shared.instructions {
+            result["instructions"] = Value::from(text.as_str());
+        }
+        result["_meta"] = json!({"io.modelcontextprotocol/serverInfo": &*shared.server_info});
+        result
+    }
+
+    /// The answer carrying a `tools/call` result, in the request's era.
+    fn result(&self, id: &RawValue, client: &Client, mut result: mcp_core::CallToolResult) -> Vec<u8> {
+        match client {
+            Client::Modern(_) => {
+                let meta = result.meta.take();
+                jsonrpc::success(id, &Complete::new(&result, &self.shared.server_info, meta.as_ref()))
+            }
+            Client::Legacy(_) => jsonrpc::success(id, &result),
+        }
+    }
+
+    /// A `tools/call` or `subscriptions/listen`: registered under its id (a second request
+    /// with an id in use is refused), then run, parked or refused as `admit` says.
+    fn start(
+        &self,
+        id: &RawValue,
+        method: &str,
+        params: Option<&RawValue>,
+        client: Client,
+        admit: Admit,
+        seen: Seen,
+    ) -> Next {
+        let work = |params| -> Result<Work, RpcError> {
+            if method == "tools/call" { call_request(params).map(Work::Call) } else { listen_request(params) }
+        };
         let cancel = if let Seen::Parked(Parked { registered: true, .. }) = seen {
             let found = self.in_flight_map().get(id.get()).cloned();
             match found {
@@ -255,15 +320,26 @@ impl Session {
                     "Invalid request: id {} is already in use by a call in progress; send each request with a new id",
                     shown_id(id)
                 );
-                self.send(jsonrpc::failure(Some(id), -32600, &message));
+                self.send(jsonrpc::error(Some(id), &RpcError::invalid_request(message)));
                 return Next::Done;
             };
             if !admit.run {
                 if admit.refuse {
                     self.in_flight_map().remove(id.get());
-                    let answer = match call_request(params) {
-                        Ok(req) => jsonrpc::success(id, &dispatch::busy(self, &req.name)),
-                        Err(e) => jsonrpc::failure(Some(id), e.code, &e.message),
+                    let answer = match work(params) {
+                        Ok(Work::Call(req)) => self.result(id, &client, dispatch::busy(&self.shared, &req.name)),
+                        Ok(Work::Listen { .. }) => jsonrpc::error(
+                            Some(id),
+                            &RpcError {
+                                code: -32603,
+                                message: format!(
+                                    "Server busy: {} requests are already running; retry later",
+                                    self.shared.options.max_in_flight
+                                ),
+                                data: None,
+                            },
+                        ),
+                        Err(e) => jsonrpc::error(Some(id), &e),
                     };
                     self.send(answer);
                     return Next::Done;
@@ -272,11 +348,11 @@ impl Session {
             }
             cancel
         };
-        match call_request(params) {
-            Ok(req) => Next::Call { id: id.to_owned(), req, cancel },
+        match work(params) {
+            Ok(work) => Next::Call { id: id.to_owned(), job: Job { client, work }, cancel },
             Err(e) => {
                 self.in_flight_map().remove(id.get());
-                self.send(jsonrpc::failure(Some(id), e.code, &e.message));
+                self.send(jsonrpc::error(Some(id), &e));
                 Next::Done
             }
         }
@@ -327,18 +403,12 @@ impl Session {
             return Err(RpcError::invalid_params("Invalid params: initialize needs `protocolVersion` (a string)"));
         };
         if self.state.initialized.swap(true, Ordering::AcqRel) {
-            return Err(RpcError {
-                code: -32600,
-                message: "Invalid request: the session is already initialized; initialize is sent once".into(),
-            });
+            return Err(RpcError::invalid_request(
+                "Invalid request: the session is already initialized; initialize is sent once",
+            ));
         }
-        let version = SUPPORTED_VERSIONS.iter().find(|v| **v == requested).copied().unwrap_or(SUPPORTED_VERSIONS[0]);
-        if let Some(info) = params.get("clientInfo") {
-            let _ = self.state.client_info.set(info.clone());
-        }
-        if let Some(caps) = params.get("capabilities") {
-            let _ = self.state.client_capabilities.set(caps.clone());
-        }
+        let version = LEGACY_VERSIONS.iter().find(|v| **v == requested).copied().unwrap_or(LEGACY_VERSIONS[0]);
+        self.state.legacy.declare(version, params.get("clientInfo").cloned(), params.get("capabilities").cloned());
         let shared = &self.shared;
         let mut result = json!({
             "protocolVersion": version,
@@ -351,22 +421,7 @@ impl Session {
         Ok(result)
     }
 
-    fn list(&self, params: Option<&Value>) -> Result<&serde_json::value::RawValue, RpcError> {
-        let page = match params.and_then(|p| p.get("cursor")) {
-            None | Some(Value::Null) => 0,
-            Some(Value::String(cursor)) => {
-                page_of(cursor).filter(|&p| p > 0 && p < self.shared.list_pages.len()).ok_or_else(|| {
-                    RpcError::invalid_params(
-                        "Invalid params: unknown cursor; call tools/list without a cursor to start over",
-                    )
-                })?
-            }
-            Some(_) => return Err(RpcError::invalid_params("Invalid params: `cursor` must be a string")),
-        };
-        Ok(&self.shared.list_pages[page])
-    }
-
-    fn set_level(&self, params: Option<&Value>) -> Result<(), RpcError> {
+    fn set_level(params: Option<&Value>, client: &Client) -> Result<(), RpcError> {
         let level = params
             .and_then(|p| p.get("level"))
             .and_then(|l| serde_json::from_value::<LogLevel>(l.clone()).ok())
@@ -375,13 +430,21 @@ impl Session {
                     "Invalid params: `level` must be one of debug, info, notice, warning, error, critical, alert, emergency",
                 )
             })?;
-        self.state.log_level.store(level as u8, Ordering::Relaxed);
+        if let Client::Legacy(legacy) = client {
+            legacy.set_level(level);
+        }
         Ok(())
     }
 
-    /// Runs one `tools/call` to its answer (in its own task), unless the client cancels it.
-    pub(crate) async fn run_call(self: Arc<Self>, id: Box<RawValue>, req: CallRequest, cancel: Arc<CancelState>) {
-        let fut = dispatch::call(&self, req, Arc::clone(&cancel));
+    /// Runs a `tools/call` or a listen stream to its end (in its own task), unless the
+    /// client cancels it.
+    pub(crate) async fn run_call(self: Arc<Self>, id: Box<RawValue>, job: Job, cancel: Arc<CancelState>) {
+        let Job { client, work } = job;
+        let req = match work {
+            Work::Call(req) => req,
+            Work::Listen { tools } => return self.listen(id, tools, cancel).await,
+        };
+        let fut = dispatch::call(&self.shared, &self.channel, &client, req, Arc::clone(&cancel));
         tokio::pin!(fut);
         let outcome = tokio::select! {
             biased;
@@ -397,16 +460,110 @@ impl Session {
         // A cancel that arrived while the result was being built still wins: once the client
         // cancelled, nothing more is sent for this id.
         match outcome.filter(|_| !cancel.is_cancelled()) {
-            Some(Ok(result)) => self.send(jsonrpc::success(&id, &result)),
-            Some(Err(e)) => self.send(jsonrpc::failure(Some(&id), e.code, &e.message)),
+            Some(Ok(result)) => self.send(self.result(&id, &client, result)),
+            Some(Err(e)) => self.send(jsonrpc::error(Some(&id), &e)),
             None => {
                 tracing::debug!(request = id.get(), "call cancelled by the client; no response sent");
-                if let Some(out) = &self.out {
-                    out.mark(crate::outbox::Kind::Unanswered);
-                }
+                self.channel.unanswered();
             }
         }
     }
+
+    /// A listen stream: the acknowledgement, then `notifications/tools/list_changed` (when
+    /// asked for) tagged with the stream's id, until the client cancels it (no answer) or
+    /// the transport ends (the graceful listen result).
+    async fn listen(self: Arc<Self>, id: Box<RawValue>, tools: bool, cancel: Arc<CancelState>) {
+        let tag = json!({client::SUBSCRIPTION_KEY: &*id});
+        let mut tool_list = self.shared.tools_changed.subscribe();
+        tool_list.mark_unchanged();
+        let honoured = if tools { json!({"toolsListChanged": true}) } else { json!({}) };
+        self.channel.notify(jsonrpc::notification(
+            "notifications/subscriptions/acknowledged",
+            &json!({"_meta": tag, "notifications": honoured}),
+        ));
+        let mut closing = self.closing.clone();
+        let graceful = loop {
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => break false,
+                () = closed(closing.as_mut()) => break true,
+                changed = tool_list.changed(), if tools => {
+                    if changed.is_err() {
+                        break true;
+                    }
+                    self.channel.notify(jsonrpc::notification("notifications/tools/list_changed", &json!({"_meta": tag})));
+                }
+            }
+        };
+        self.in_flight_map().remove(id.get());
+        if graceful {
+            let empty = serde_json::Map::new();
+            self.send(jsonrpc::success(&id, &Complete::listen_end(&empty, &self.shared.server_info, &id)));
+        } else {
+            tracing::debug!(request = id.get(), "listen stream cancelled by the client");
+            self.channel.unanswered();
+        }
+    }
+}
+
+/// Resolves when the transport ends (never without a signal).
+async fn closed(closing: Option<&mut tokio::sync::watch::Receiver<bool>>) {
+    match closing {
+        Some(closing) => {
+            let _ = closing.wait_for(|c| *c).await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// Methods that run in a task of their own.
+fn runs_alone(method: &str) -> bool {
+    method == "tools/call" || method == "subscriptions/listen"
+}
+
+/// Why a method removed in 2026-07-28 is not served under a modern claim, and what to do.
+fn removed_in_modern(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "initialize" => "a 2026-07-28 request needs no handshake; call server/discover to learn what the server offers",
+        "ping" => "removed in 2026-07-28",
+        "logging/setLevel" => "put \"io.modelcontextprotocol/logLevel\" in each request's `_meta` instead",
+        "resources/subscribe" | "resources/unsubscribe" => {
+            "use subscriptions/listen with `resourceSubscriptions` instead"
+        }
+        _ => return None,
+    })
+}
+
+/// A `tools/list` page by its cursor.
+fn page<'p>(pages: &'p [Box<RawValue>], params: Option<&Value>) -> Result<&'p RawValue, RpcError> {
+    let at = match params.and_then(|p| p.get("cursor")) {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(cursor)) => page_of(cursor).filter(|&p| p > 0 && p < pages.len()).ok_or_else(|| {
+            RpcError::invalid_params("Invalid params: unknown cursor; call tools/list without a cursor to start over")
+        })?,
+        Some(_) => return Err(RpcError::invalid_params("Invalid params: `cursor` must be a string")),
+    };
+    Ok(&pages[at])
+}
+
+/// The `subscriptions/listen` params: `{notifications: {toolsListChanged?, …}}`. Types this
+/// server does not send are left out of the acknowledgement.
+fn listen_request(params: Option<&RawValue>) -> Result<Work, RpcError> {
+    let shape = || {
+        RpcError::invalid_params(
+            "Invalid params: subscriptions/listen needs params {notifications: {toolsListChanged?: boolean, …}}",
+        )
+    };
+    let params = value(params).ok_or_else(shape)?;
+    let filter = params.get("notifications").filter(|f| f.is_object()).ok_or_else(shape)?;
+    let tools = match filter.get("toolsListChanged") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return Err(RpcError::invalid_params("Invalid params: `notifications.toolsListChanged` must be a boolean"));
+        }
+    };
+    Ok(Work::Listen { tools })
 }
 
 /// An id as a message shows it: cut at 64 characters.
@@ -479,13 +636,4 @@ fn call_request(params: Option<&RawValue>) -> Result<CallRequest, RpcError> {
         Some(_) => return Err(RpcError::invalid_params("Invalid params: `_meta` must be an object")),
     };
     Ok(CallRequest { name, arguments, progress_token })
-}
-
-/// Cursors are opaque to clients: `page-<n>`.
-pub(crate) fn cursor_for(page: usize) -> String {
-    format!("page-{page}")
-}
-
-fn page_of(cursor: &str) -> Option<usize> {
-    cursor.strip_prefix("page-")?.parse().ok()
 }

@@ -22,10 +22,11 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+use crate::channel::Channel;
 use crate::jsonrpc;
 use crate::outbox::{self, Outbox};
 use crate::server::{Error, Server};
-use crate::session::{Admit, Next, Parked, Seen, Session};
+use crate::session::{Admit, Next, Parked, Seen, Session, State};
 
 const BUFFER: usize = 64 * 1024;
 /// The pause between writing notifications and writing a response that follows them.
@@ -79,7 +80,11 @@ impl Server {
     {
         let options = self.shared.options.clone();
         let outbox = Arc::new(Outbox::default());
-        let session = Arc::new(Session::new(Arc::clone(&self.shared), Some(Arc::clone(&outbox))));
+        // Turned on at EOF: listen streams end with their graceful result.
+        let (closing, closing_rx) = tokio::sync::watch::channel(false);
+        let channel = Channel::new(Some(Arc::clone(&outbox)), None);
+        let session =
+            Arc::new(Session::new(Arc::clone(&self.shared), Arc::new(State::new()), channel, Some(closing_rx)));
         let mut calls = JoinSet::new();
         let mut lines = LineReader::new(input, options.max_line_bytes);
         let mut out = Outgoing::new(output);
@@ -99,8 +104,8 @@ impl Server {
                 }
                 let (line, parked) = queue.pop();
                 let admit = Admit { answer: true, run: true, refuse: false };
-                if let Next::Call { id, req, cancel } = session.handle(&line, admit, Seen::Parked(parked)) {
-                    calls.spawn_on(Arc::clone(&session).run_call(id, req, cancel), calls_on);
+                if let Next::Call { id, job, cancel } = session.handle(&line, admit, Seen::Parked(parked)) {
+                    calls.spawn_on(Arc::clone(&session).run_call(id, job, cancel), calls_on);
                 }
             }
             let settled = calls.is_empty() && queue.is_empty();
@@ -140,7 +145,10 @@ impl Server {
                 Some(_) = calls.join_next(), if !calls.is_empty() => {}
                 () = tokio::time::sleep_until(gate.unwrap_or_else(Instant::now)), if gate.is_some() => out.release(),
                 line = lines.next(), if read => match line {
-                    Ok(Line::Eof) => grace_end = Some(Instant::now() + options.eof_grace),
+                    Ok(Line::Eof) => {
+                        grace_end = Some(Instant::now() + options.eof_grace);
+                        closing.send_replace(true);
+                    }
                     Ok(Line::TooLong) => session.send(jsonrpc::failure(
                         None,
                         -32600,
@@ -154,8 +162,8 @@ impl Server {
                             refuse: queue_full,
                         };
                         match session.handle(lines.current(), admit, Seen::Fresh) {
-                            Next::Call { id, req, cancel } => {
-                                calls.spawn_on(Arc::clone(&session).run_call(id, req, cancel), calls_on);
+                            Next::Call { id, job, cancel } => {
+                                calls.spawn_on(Arc::clone(&session).run_call(id, job, cancel), calls_on);
                             }
                             Next::Park(parked) => queue.push(lines.current(), parked),
                             Next::Done => {}
@@ -164,6 +172,7 @@ impl Server {
                     Err(e) => {
                         tracing::error!(error = %e, "reading stdin failed; shutting down");
                         grace_end = Some(Instant::now() + options.eof_grace);
+                        closing.send_replace(true);
                     }
                 },
                 () = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {}

@@ -20,8 +20,7 @@ use serde::Deserialize as _;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
 use serde_json::{Map, Value, json};
 
-use crate::dispatch::display_name;
-use crate::server::Registered;
+use crate::envelope::display_name;
 
 /// Lines the detail renders (and the hint is built from).
 const DETAIL_LINES: usize = 10;
@@ -130,9 +129,14 @@ fn cut_from(out: &mut String, start: usize) {
 
 /// The `invalid_arguments` failure for arguments that failed the input schema, and the
 /// `data.issues` list.
-pub(crate) fn invalid_arguments(tool: &Registered, args: &Value) -> (ToolError, Value) {
-    let (issues, more) = input_issues(&tool.input_validator, &tool.input_schema, args);
-    (refusal(tool.spec.name, &issues, more), issues_json(&issues))
+pub(crate) fn invalid_arguments(
+    tool: &str,
+    validator: &jsonschema::Validator,
+    schema: &Value,
+    args: &Value,
+) -> (ToolError, Value) {
+    let (issues, more) = input_issues(validator, schema, args);
+    (refusal(tool, &issues, more), issues_json(&issues))
 }
 
 /// The issues of arguments that fail `schema`, in the detail's order (never empty), and how

@@ -140,9 +140,14 @@ fn the_handler_sees_what_the_client_declared() {
 }
 
 #[test]
-fn before_initialize_the_client_is_unknown() {
+fn without_a_session_or_an_envelope_a_call_is_refused_and_the_process_serves_on() {
     let mut c = Client::spawn(env!("CARGO_BIN_EXE_fixture-server"), &[]);
+    let answer = c.roundtrip("tools/call", json!({"name": "whoami", "arguments": {}}));
+    assert_eq!(answer["error"]["code"], json!(-32602), "{answer}");
+    let message = answer["error"]["message"].as_str().expect("message");
+    assert!(message.contains("io.modelcontextprotocol/protocolVersion") && message.contains("initialize"), "{message}");
+    // The bad first message ends nothing: the handshake still works, and then the call.
+    c.initialize();
     let result = c.call("whoami", json!({}));
-    let expected = json!({"name": null, "version": null, "capabilities": []});
-    assert_eq!(result["structuredContent"], expected);
+    assert_eq!(result["structuredContent"]["name"], json!("mcp-tests"), "{result}");
 }

@@ -350,14 +350,17 @@ fn unknown_methods_are_method_not_found_promptly() {
 }
 
 #[test]
-fn server_discover_before_initialize_is_method_not_found() {
+fn a_discover_probe_then_initialize_on_the_same_process() {
     let mut c = spawn();
     let started = Instant::now();
-    let resp =
-        c.roundtrip("server/discover", json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}));
-    assert_eq!(resp, error(&json!(1), -32601, "Method not found: server/discover"));
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let resp = c.roundtrip("server/discover", json!({"_meta": meta}));
+    assert_eq!(resp["result"]["supportedVersions"], json!(["2026-07-28"]), "{resp}");
     assert!(started.elapsed() < Duration::from_secs(3), "took {:?}", started.elapsed());
-    // The client falls back to the legacy handshake on the same process.
+    // A client that prefers the legacy handshake still gets it on the same process.
     assert_eq!(c.initialize(), success(&json!(2), &initialize_result("2025-11-25")));
 }
 
@@ -615,6 +618,15 @@ impl Duplex {
         Duplex { writer, lines: tokio::io::BufReader::new(our_read).lines(), task }
     }
 
+    /// Serves `server` on a session that has sent `initialize` (id 0).
+    async fn initialized(server: mcp_runtime::Server) -> Self {
+        let mut conn = Duplex::serve(server);
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}});
+        let answer = conn.roundtrip(init).await;
+        assert!(answer["result"]["protocolVersion"].is_string(), "{answer}");
+        conn
+    }
+
     async fn roundtrip(&mut self, request: Value) -> Value {
         let mut line = request.to_string();
         line.push('\n');
@@ -639,7 +651,7 @@ async fn tools_list_pages_with_a_page_size() {
     let server = mcp_tests::fixture::builder(false).page_size(2).build().expect("build");
     let all = server.tool_descriptors();
     assert!(all.len() > 4, "the fixture has more than two pages of tools");
-    let mut conn = Duplex::serve(server);
+    let mut conn = Duplex::initialized(server).await;
 
     let first = conn.roundtrip(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})).await;
     let cursor = first["result"]["nextCursor"].clone();

@@ -1,0 +1,99 @@
+//! Where one request's messages go: the outbox its transport drains (the stdio connection's
+//! one, or the response of one HTTP POST), and the HTTP request it came in, if any. What a
+//! call sends while it runs (logs, progress) and its answer go through here.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::client::{Client, LogLevel};
+use crate::jsonrpc;
+use crate::outbox::{Kind, Outbox};
+
+pub(crate) struct Channel {
+    /// Outgoing lines; `None` for in-process calls.
+    out: Option<Arc<Outbox>>,
+    /// The HTTP request the messages answer (its headers and extensions), over HTTP.
+    http: Option<Arc<http::request::Parts>>,
+}
+
+impl Channel {
+    pub(crate) fn new(out: Option<Arc<Outbox>>, http: Option<Arc<http::request::Parts>>) -> Self {
+        Channel { out, http }
+    }
+
+    /// `true` when the messages go out as JSON-RPC (not an in-process call).
+    pub(crate) fn is_wire(&self) -> bool {
+        self.out.is_some()
+    }
+
+    pub(crate) fn http(&self) -> Option<&http::request::Parts> {
+        self.http.as_deref()
+    }
+
+    /// Queues an answer.
+    pub(crate) fn send(&self, line: Vec<u8>) {
+        if let Some(out) = &self.out {
+            out.response(line);
+        }
+    }
+
+    /// Queues a notification; it is dropped while the client does not read its output.
+    pub(crate) fn notify(&self, line: Vec<u8>) {
+        if let Some(out) = &self.out {
+            out.notification(line);
+        }
+    }
+
+    /// Ends the HTTP response the messages ride on, if any; the client resumes the stream
+    /// with `Last-Event-ID` and gets what was sent meanwhile.
+    pub(crate) fn pause(&self) {
+        if let Some(out) = &self.out {
+            out.mark(Kind::Pause);
+        }
+    }
+
+    /// Marks the end of a request that gets no answer (it was cancelled).
+    pub(crate) fn unanswered(&self) {
+        if let Some(out) = &self.out {
+            out.mark(Kind::Unanswered);
+        }
+    }
+
+    /// `true` when a record at `level` would reach the client.
+    pub(crate) fn wants(&self, client: &Client, level: LogLevel) -> bool {
+        self.out.is_some() && client.wants(level)
+    }
+
+    /// `notifications/message`, when the client wants `level`.
+    pub(crate) fn log(&self, client: &Client, level: LogLevel, logger: &str, data: Value) {
+        #[derive(Serialize)]
+        struct Message<'a> {
+            level: LogLevel,
+            logger: &'a str,
+            data: Value,
+        }
+        if self.wants(client, level) {
+            self.notify(jsonrpc::notification("notifications/message", &Message { level, logger, data }));
+        }
+    }
+
+    pub(crate) fn progress(&self, token: &RawValue, progress: f64, total: Option<f64>, message: Option<&str>) {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Params<'a> {
+            progress_token: &'a RawValue,
+            progress: f64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            total: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            message: Option<&'a str>,
+        }
+        self.notify(jsonrpc::notification(
+            "notifications/progress",
+            &Params { progress_token: token, progress, total, message },
+        ));
+    }
+}
