@@ -18,6 +18,27 @@ use crate::request_id::RequestId;
 /// Shared state registered with `ServerBuilder::state`, by type.
 pub(crate) type StateMap = std::collections::HashMap<std::any::TypeId, Box<dyn std::any::Any + Send + Sync>>;
 
+/// The reason of a call that needs a capability the client did not declare.
+pub(crate) const CAPABILITY_MISSING: &str = "client_capability_missing";
+
+/// Whether `capabilities` has the dotted path `capability` (a bare `elicitation` counts as
+/// `elicitation.form`).
+fn has_capability(capabilities: &Value, capability: &str) -> bool {
+    let mut at = capabilities;
+    let mut parts = capability.split('.').peekable();
+    while let Some(part) = parts.next() {
+        match at.get(part) {
+            Some(next) if next.is_object() => at = next,
+            Some(next) if parts.peek().is_none() && !next.is_null() => return true,
+            _ => {
+                let bare_form = part == "form" && parts.peek().is_none() && at.as_object().is_some_and(serde_json::Map::is_empty);
+                return bare_form;
+            }
+        }
+    }
+    true
+}
+
 /// The cancellation signal of one call.
 #[derive(Default)]
 pub(crate) struct CancelState {
@@ -151,6 +172,47 @@ impl<R> Ctx<R> {
     /// the `capabilities` it declared in `initialize` (legacy; `None` without a session).
     pub fn client_capabilities(&self) -> Option<&Value> {
         self.info.client.capabilities()
+    }
+
+    /// Fails the call unless the client declared `capability`: a dotted path into its
+    /// capabilities (`"sampling"`, `"roots"`, `"elicitation.form"`; a bare `elicitation`
+    /// counts as `elicitation.form`). Use it before relying on a capability, with `?`.
+    ///
+    /// A 2026-07-28 request that lacks it is answered with the protocol error `-32021` whose
+    /// `data.requiredCapabilities` names what to declare; a 2025 one gets the error envelope
+    /// with reason `client_capability_missing` (the client cannot declare more without
+    /// reconnecting).
+    pub fn require_client_capability(&self, capability: &str) -> Result<(), ToolError> {
+        let declared = self.info.client.capabilities();
+        if declared.is_some_and(|caps| has_capability(caps, capability)) {
+            return Ok(());
+        }
+        let mut message = format!("Cannot use `{capability}`: ");
+        let hint = match (self.era(), declared) {
+            (Era::Modern, _) => {
+                message.push_str(&format!("this request's client capabilities do not declare `{capability}`"));
+                format!("Send the request again with `{capability}` in `_meta` clientCapabilities.")
+            }
+            (_, Some(_)) => {
+                message.push_str(&format!("the client on this 2025-era connection did not declare the `{capability}` capability"));
+                format!("Reconnect with a client that declares the `{capability}` capability.")
+            }
+            (_, None) => {
+                message.push_str(&format!(
+                    "no client capabilities are visible (this request is served per-request, without a session)"
+                ));
+                format!("Reconnect over a stateful session whose client declares `{capability}`.")
+            }
+        };
+        let mut required = Value::Object(serde_json::Map::new());
+        for part in capability.split('.').rev() {
+            required = serde_json::json!({ part: required });
+        }
+        Err(ToolError::new(mcp_core::ErrorCode::InvalidRequest, message)
+            .reason(CAPABILITY_MISSING)
+            .retryable(false)
+            .hint(hint)
+            .data(serde_json::json!({ "requiredCapabilities": required })))
     }
 
     /// Shared state registered with `Server::builder(..).state(value)`, ready for `?`:

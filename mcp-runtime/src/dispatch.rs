@@ -13,10 +13,11 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use mcp_core::{CallToolResult, Content, ErrorCode, ToolError};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::channel::Channel;
-use crate::client::Client;
+use crate::client::{Client, Era};
+use crate::context::CAPABILITY_MISSING;
 use crate::context::{Call, CallInfo, CancelState, Progress};
 use crate::envelope::{Origin, Site, display_name, fail};
 use crate::jsonrpc::RpcError;
@@ -132,13 +133,17 @@ pub(crate) async fn call(
             }
         },
         Ok(Err(err)) => {
+            let reason = err.reason_str();
+            if reason == Some(CAPABILITY_MISSING) && client.era() == Era::Modern {
+                // A 2026-07-28 client learns what to declare from the protocol error itself.
+                tracing::info!(target: "mcp_runtime::call", %request_id, tool = name, "{}", err.message_str());
+                let data = err.data_map().get("requiredCapabilities").cloned().map(|c| json!({"requiredCapabilities": c}));
+                return Err(RpcError { code: -32021, message: err.message_str().to_owned(), data });
+            }
             // Arguments that passed the schema but not serde are refused like schema failures.
-            let origin = if err.reason_str() == Some("invalid_arguments") && err.code() == ErrorCode::InvalidParams {
-                Origin::Refusal
-            } else {
-                Origin::Handler
-            };
-            fail(site, err, request_id, origin, None)
+            let refused = (reason == Some("invalid_arguments") && err.code() == ErrorCode::InvalidParams)
+                || reason == Some(CAPABILITY_MISSING);
+            fail(site, err, request_id, if refused { Origin::Refusal } else { Origin::Handler }, None)
         }
         Err(payload) => panicked(site, &*payload, request_id),
     })

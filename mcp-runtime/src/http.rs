@@ -697,8 +697,9 @@ fn era_of(headers: &HeaderMap, method: &str, params: Option<&RawValue>) -> Resul
         return Ok(Era::Legacy);
     };
     if header != Some(body.as_str()) {
+        let header = header.map_or_else(|| "missing".to_owned(), |h| format!("{h:?}"));
         return Err(mismatch(format!(
-            "MCP-Protocol-Version header {header:?} does not match the body's protocol version {body:?}; send the same version in both"
+            "MCP-Protocol-Version header {header} does not match the body's protocol version {body:?}; send the same version in both"
         )));
     }
     if LEGACY_VERSIONS.contains(&body.as_str()) {

@@ -657,6 +657,11 @@ impl Server {
         self.shared.tools().all.iter().filter(|t| t.disabled.is_none()).map(|t| descriptor(t)).collect()
     }
 
+    /// Shared state registered with [`ServerBuilder::state`], from outside a handler.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.shared.state.get(&TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>())
+    }
+
     /// Adds a tool while the server runs (or replaces the one of that name): the next
     /// `tools/list` shows it, and clients listening for changes are told
     /// (`notifications/tools/list_changed`). A tool whose schema does not compile is refused

@@ -206,7 +206,7 @@ impl Session {
                 if let Some(instead) = removed_in_modern(method) {
                     return Err(RpcError {
                         code: -32601,
-                        message: format!("Method not found: {method} is not part of {} ({instead})", envelope.version),
+                        message: format!("Method not found: {method} was removed in {}; {instead}", envelope.version),
                         data: None,
                     });
                 }
@@ -524,8 +524,8 @@ fn runs_alone(method: &str) -> bool {
 /// Why a method removed in 2026-07-28 is not served under a modern claim, and what to do.
 fn removed_in_modern(method: &str) -> Option<&'static str> {
     Some(match method {
-        "initialize" => "a 2026-07-28 request needs no handshake; call server/discover to learn what the server offers",
-        "ping" => "removed in 2026-07-28",
+        "initialize" => "there is no handshake: call server/discover to learn what the server offers",
+        "ping" => "any request shows that the server is up",
         "logging/setLevel" => "put \"io.modelcontextprotocol/logLevel\" in each request's `_meta` instead",
         "resources/subscribe" | "resources/unsubscribe" => {
             "use subscriptions/listen with `resourceSubscriptions` instead"

@@ -204,6 +204,54 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
+/// Logs at `info` while it runs: a 2026-07-28 request that set no `logLevel` receives none
+/// of it; a 2025 session receives it at its level.
+#[tool]
+fn test_logging_tool(ctx: &Ctx) -> &'static str {
+    ctx.info("test_logging_tool ran");
+    "Logged one info message."
+}
+
+/// Needs the client's `sampling` capability: a 2026-07-28 request without it gets `-32021`.
+#[tool]
+fn test_missing_capability(ctx: &Ctx) -> Result<&'static str, ToolError> {
+    ctx.require_client_capability("sampling")?;
+    Ok("The client declared sampling.")
+}
+
+/// Streams progress and a log record before its answer: on a 2026-07-28 stream nothing but
+/// notifications and the response travel (never a server-to-client request).
+#[tool]
+async fn test_streaming_elicitation(ctx: &Ctx) -> &'static str {
+    ctx.progress(1.0, Some(2.0), Some("working"));
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    ctx.progress(2.0, Some(2.0), Some("done"));
+    "Streamed notifications, then this result."
+}
+
+/// A tool that `test_trigger_tool_change` adds and removes.
+#[tool]
+fn test_dynamic_tool() -> &'static str {
+    "I come and go."
+}
+
+/// The running server, for the tools that change it.
+struct Running(std::sync::OnceLock<Server>);
+
+/// Adds `test_dynamic_tool` when it is absent, removes it when present: clients listening
+/// for tool-list changes are told.
+#[tool]
+fn test_trigger_tool_change(ctx: &Ctx) -> Result<String, ToolError> {
+    let Some(server) = ctx.state::<Running>()?.0.get() else {
+        return Err(ToolError::internal("The server is still starting.").retryable(true).hint("Retry in a moment."));
+    };
+    if server.remove_tool("test_dynamic_tool") {
+        return Ok("Removed test_dynamic_tool.".into());
+    }
+    server.add_tool(test_dynamic_tool).map_err(ToolError::from_error)?;
+    Ok("Added test_dynamic_tool.".into())
+}
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
     mcp_runtime::init_stderr_logging();
@@ -226,7 +274,15 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .tool(test_error_handling)
         .tool(json_schema_2020_12_tool)
         .tool(test_reconnection)
+        .tool(test_logging_tool)
+        .tool(test_missing_capability)
+        .tool(test_streaming_elicitation)
+        .tool(test_trigger_tool_change)
+        .state(Running(std::sync::OnceLock::new()))
         .build()?;
+    if let Some(running) = server.state::<Running>() {
+        let _ = running.0.set(server.clone());
+    }
     args.serve(server).await
 }
 
