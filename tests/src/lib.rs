@@ -1,9 +1,11 @@
 //! Test support for the SDK: the fixture tools (served by `fixture-server`, callable
-//! in-process) and a client that spawns a server binary and speaks JSON-RPC to it over real
-//! pipes.
+//! in-process), a client that spawns a server binary and speaks JSON-RPC to it over real
+//! pipes, and [`spec_schema`], which checks what a server writes against the official MCP
+//! JSON Schema of the revision in use.
 
 pub mod client;
 mod context_tools;
 pub mod fixture;
 pub mod http;
+pub mod spec_schema;
 pub mod toolchain;
