@@ -89,6 +89,12 @@ step "conformance: the same, stateless (no sessions)"
 bash tests/conformance/run.sh --requirements 2025-11-25 --expected-failures tests/conformance/baseline-stateless.yml \
   -- "$ROOT/target/debug/conformance-server" --stateless
 
+step "conformance: what spec revision 2026-07-28 requires (stateless wire), with sessions, then without"
+bash tests/conformance/run.sh --requirements 2026-07-28 --expected-failures tests/conformance/baseline-2026.yml \
+  -- "$ROOT/target/debug/conformance-server"
+bash tests/conformance/run.sh --requirements 2026-07-28 --expected-failures tests/conformance/baseline-2026.yml \
+  -- "$ROOT/target/debug/conformance-server" --stateless
+
 # Every 2025-11-25 scenario of this suite version, judged against the same baseline: this also
 # scores what the requirement set leaves pending (json-schema-2020-12: schemas as written;
 # server-sse-polling: SSE resumption) or unscored (server-session-lifecycle).

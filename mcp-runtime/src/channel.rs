@@ -97,3 +97,21 @@ impl Channel {
         ));
     }
 }
+
+/// A mirror header's value, decoded from its `=?base64?…?=` form when it has one; `Err` for
+/// a value that is not visible ASCII or whose base64 is not UTF-8.
+pub(crate) fn mirror(headers: &http::HeaderMap, name: &str) -> Option<Result<String, ()>> {
+    use base64::Engine as _;
+    let raw = headers.get(name)?;
+    let Ok(text) = raw.to_str() else { return Some(Err(())) };
+    let text = text.trim();
+    Some(match text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or(()),
+        None => Ok(text.to_owned()),
+    })
+}
+

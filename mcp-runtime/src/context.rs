@@ -187,23 +187,21 @@ impl<R> Ctx<R> {
         if declared.is_some_and(|caps| has_capability(caps, capability)) {
             return Ok(());
         }
-        let mut message = format!("Cannot use `{capability}`: ");
-        let hint = match (self.era(), declared) {
-            (Era::Modern, _) => {
-                message.push_str(&format!("this request's client capabilities do not declare `{capability}`"));
-                format!("Send the request again with `{capability}` in `_meta` clientCapabilities.")
-            }
-            (_, Some(_)) => {
-                message.push_str(&format!("the client on this 2025-era connection did not declare the `{capability}` capability"));
-                format!("Reconnect with a client that declares the `{capability}` capability.")
-            }
-            (_, None) => {
-                message.push_str(&format!(
-                    "no client capabilities are visible (this request is served per-request, without a session)"
-                ));
-                format!("Reconnect over a stateful session whose client declares `{capability}`.")
-            }
+        let (why, hint) = match (self.era(), declared) {
+            (Era::Modern, _) => (
+                format!("this request's client capabilities do not declare `{capability}`"),
+                format!("Send the request again with `{capability}` in `_meta` clientCapabilities."),
+            ),
+            (_, Some(_)) => (
+                format!("the client on this 2025-era connection did not declare the `{capability}` capability"),
+                format!("Reconnect with a client that declares the `{capability}` capability."),
+            ),
+            (_, None) => (
+                "no client capabilities are visible (this request is served per-request, without a session)".to_owned(),
+                format!("Reconnect over a stateful session whose client declares `{capability}`."),
+            ),
         };
+        let message = format!("Cannot use `{capability}`: {why}");
         let mut required = Value::Object(serde_json::Map::new());
         for part in capability.split('.').rev() {
             required = serde_json::json!({ part: required });

@@ -72,6 +72,11 @@ pub(crate) async fn call(
     }
 
     let mut args = req.arguments.unwrap_or_else(|| Value::Object(Map::new()));
+    if client.era() == Era::Modern
+        && let Some(http) = channel.http()
+    {
+        check_header_params(&tool.header_params, &http.headers, &args)?;
+    }
     absent_when_null(&mut args, &tool.null_means_absent);
     if !tool.input_validator.is_valid(&args) {
         let (err, issues) = crate::validate::invalid_arguments(name, &tool.input_validator, &tool.input_schema, &args);
@@ -147,6 +152,45 @@ pub(crate) async fn call(
         }
         Err(payload) => panicked(site, &*payload, request_id),
     })
+}
+
+/// On a 2026-07-28 HTTP call, every `Mcp-Param-*` header must carry its argument's value
+/// (decoded from `=?base64?…?=`; integers compared as numbers), and be absent when the
+/// argument is: `-32020` otherwise.
+fn check_header_params(
+    params: &[crate::schema::HeaderParam],
+    headers: &http::HeaderMap,
+    args: &Value,
+) -> Result<(), RpcError> {
+    for param in params {
+        let name = format!("mcp-param-{}", param.header);
+        let sent = crate::channel::mirror(headers, &name);
+        let value = param.path.iter().try_fold(args, |at, key| at.get(key)).filter(|v| !v.is_null());
+        let matches = match (&sent, value) {
+            (None, None) => true,
+            (Some(Ok(sent)), Some(Value::String(s))) => sent == s,
+            (Some(Ok(sent)), Some(Value::Bool(b))) => sent == if *b { "true" } else { "false" },
+            (Some(Ok(sent)), Some(Value::Number(n))) => {
+                sent.parse::<i64>().ok().is_some_and(|h| n.as_i64() == Some(h))
+                    || sent.parse::<f64>().ok().is_some_and(|h| n.as_f64() == Some(h))
+            }
+            _ => false,
+        };
+        if !matches {
+            let shown = match &sent {
+                None => "missing".to_owned(),
+                Some(Err(())) => "not readable (bad =?base64?…?= form or not UTF-8)".to_owned(),
+                Some(Ok(v)) => format!("{v:?}"),
+            };
+            return Err(RpcError::header_mismatch(format!(
+                "Mcp-Param-{} is {shown}, but argument `{}` is {}; send the argument's value in the header",
+                param.header,
+                param.path.join("."),
+                value.map_or_else(|| "absent".to_owned(), ToString::to_string)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A call of a tool that is not served: a tool execution error with a did-you-mean, or a

@@ -668,7 +668,7 @@ fn modern_status(line: &[u8]) -> StatusCode {
     }
     match serde_json::from_slice::<Answer>(line).ok().and_then(|a| a.error).map(|e| e.code) {
         Some(-32601) => StatusCode::NOT_FOUND,
-        Some(-32021) => StatusCode::BAD_REQUEST,
+        Some(-32020 | -32021) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
 }
@@ -698,7 +698,7 @@ fn era_of(headers: &HeaderMap, method: &str, params: Option<&RawValue>) -> Resul
     };
     if header != Some(body.as_str()) {
         let header = header.map_or_else(|| "missing".to_owned(), |h| format!("{h:?}"));
-        return Err(mismatch(format!(
+        return Err(RpcError::header_mismatch(format!(
             "MCP-Protocol-Version header {header} does not match the body's protocol version {body:?}; send the same version in both"
         )));
     }
@@ -706,10 +706,10 @@ fn era_of(headers: &HeaderMap, method: &str, params: Option<&RawValue>) -> Resul
         return Ok(Era::Legacy);
     }
     client::claim(params)?;
-    match mirror(headers, METHOD_HEADER) {
+    match crate::channel::mirror(headers, METHOD_HEADER) {
         Some(Ok(sent)) if sent == method => {}
         sent => {
-            return Err(mismatch(format!(
+            return Err(RpcError::header_mismatch(format!(
                 "Mcp-Method header {} does not match the body's method {method:?}; send the method in both",
                 shown_header(sent)
             )));
@@ -724,11 +724,11 @@ fn era_of(headers: &HeaderMap, method: &str, params: Option<&RawValue>) -> Resul
         let value = params
             .and_then(|p| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(p.get()).ok())
             .and_then(|p| p.get(key).and_then(|v| v.as_str().map(str::to_owned)));
-        match (mirror(headers, NAME_HEADER), value) {
+        match (crate::channel::mirror(headers, NAME_HEADER), value) {
             (Some(Ok(sent)), Some(value)) if sent == value => {}
             (_, None) => {}
             (sent, Some(value)) => {
-                return Err(mismatch(format!(
+                return Err(RpcError::header_mismatch(format!(
                     "Mcp-Name header {} does not match the body's `{key}` {value:?}; send it in both",
                     shown_header(sent)
                 )));
@@ -738,9 +738,6 @@ fn era_of(headers: &HeaderMap, method: &str, params: Option<&RawValue>) -> Resul
     Ok(Era::Modern)
 }
 
-fn mismatch(message: String) -> RpcError {
-    RpcError { code: -32020, message: format!("Header mismatch: {message}"), data: None }
-}
 
 fn shown_header(sent: Option<Result<String, ()>>) -> String {
     match sent {
@@ -748,23 +745,6 @@ fn shown_header(sent: Option<Result<String, ()>>) -> String {
         Some(Err(())) => "unreadable".into(),
         Some(Ok(value)) => format!("{value:?}"),
     }
-}
-
-/// A mirror header's value, decoded from its `=?base64?…?=` form when it has one; `Err` for
-/// a value that is not visible ASCII or whose base64 is not UTF-8.
-fn mirror(headers: &HeaderMap, name: &str) -> Option<Result<String, ()>> {
-    use base64::Engine as _;
-    let raw = headers.get(name)?;
-    let Ok(text) = raw.to_str() else { return Some(Err(())) };
-    let text = text.trim();
-    Some(match text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
-        Some(encoded) => base64::engine::general_purpose::STANDARD
-            .decode(encoded)
-            .ok()
-            .and_then(|bytes| String::from_utf8(bytes).ok())
-            .ok_or(()),
-        None => Ok(text.to_owned()),
-    })
 }
 
 /// An HTTP error response carrying a JSON-RPC error (its code, message and data).

@@ -257,6 +257,11 @@ impl RpcError {
         RpcError { code: -32601, message: format!("Method not found: {method}"), data: None }
     }
 
+    /// `-32020`: an HTTP header disagrees with the body (2026-07-28).
+    pub(crate) fn header_mismatch(message: impl std::fmt::Display) -> Self {
+        RpcError { code: -32020, message: format!("Header mismatch: {message}"), data: None }
+    }
+
     pub(crate) fn invalid_request(message: impl Into<String>) -> Self {
         RpcError { code: -32600, message: message.into(), data: None }
     }

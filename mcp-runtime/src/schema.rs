@@ -459,3 +459,50 @@ mod tests {
         assert_eq!(m["oneOf"][1]["additionalProperties"], json!(true));
     }
 }
+
+/// A parameter mirrored into an HTTP header (`"x-mcp-header": "Region"` in its schema: the
+/// client sends `Mcp-Param-Region` with the argument's value).
+#[derive(Debug)]
+pub(crate) struct HeaderParam {
+    /// Property names from the root to the parameter.
+    pub(crate) path: Box<[String]>,
+    /// `Mcp-Param-<name>`.
+    pub(crate) header: String,
+}
+
+/// The `x-mcp-header` parameters of an input schema, checked against the spec's rules: a
+/// token name, unique without regard to case, on a string, integer or boolean property
+/// reachable from the root through `properties`.
+pub(crate) fn header_params(schema: &Value) -> Result<Box<[HeaderParam]>, String> {
+    fn walk(schema: &Value, path: &mut Vec<String>, out: &mut Vec<HeaderParam>) -> Result<(), String> {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return Ok(()) };
+        for (name, property) in properties {
+            path.push(name.clone());
+            if let Some(header) = property.get("x-mcp-header") {
+                let shown = path.join(".");
+                let header = header.as_str().filter(|h| !h.is_empty() && h.bytes().all(is_tchar)).ok_or_else(|| {
+                    format!("`x-mcp-header` of `{shown}` must be a non-empty HTTP token (letters, digits, !#$%&'*+-.^_`|~)")
+                })?;
+                let primitive = matches!(property.get("type").and_then(Value::as_str), Some("string" | "integer" | "boolean"));
+                if !primitive {
+                    return Err(format!("`x-mcp-header` is only allowed on string, integer and boolean parameters; `{shown}` is not one"));
+                }
+                if out.iter().any(|p| p.header.eq_ignore_ascii_case(header)) {
+                    return Err(format!("two parameters are mirrored into `Mcp-Param-{header}`; header names must be unique"));
+                }
+                out.push(HeaderParam { path: path.clone().into(), header: header.to_owned() });
+            }
+            walk(property, path, out)?;
+            path.pop();
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(schema, &mut Vec::new(), &mut out)?;
+    Ok(out.into())
+}
+
+/// RFC 9110 `tchar`.
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}

@@ -207,6 +207,9 @@ pub(crate) struct Registered {
     pub(crate) wrap_result: bool,
     pub(crate) disabled: Option<String>,
     pub(crate) timeout: Option<Duration>,
+    /// Parameters mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked on
+    /// 2026-07-28 HTTP calls.
+    pub(crate) header_params: Box<[crate::schema::HeaderParam]>,
     /// A call of this fn without `async` held its thread past the limit: its calls run on the
     /// blocking pool from now on.
     pub(crate) seen_blocking: std::sync::atomic::AtomicBool,
@@ -543,6 +546,7 @@ fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Resu
     let output_validator =
         output.as_ref().map(|o| crate::schema::compile(&o.schema)).transpose().map_err(invalid("output"))?;
     let timeout = spec.timeout_ms.map(Duration::from_millis).or(options.default_timeout);
+    let header_params = crate::schema::header_params(&input.schema).map_err(invalid("input"))?;
     let wrap_result = output.as_ref().is_some_and(|o| o.wrapped);
     Ok(Registered {
         descriptor_output: output.map(|o| o.schema),
@@ -554,6 +558,7 @@ fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Resu
         wrap_result,
         disabled,
         timeout,
+        header_params,
         seen_blocking: std::sync::atomic::AtomicBool::new(false),
     })
 }

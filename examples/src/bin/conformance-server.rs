@@ -229,6 +229,17 @@ async fn test_streaming_elicitation(ctx: &Ctx) -> &'static str {
     "Streamed notifications, then this result."
 }
 
+/// Echoes its `region`, which 2026-07-28 HTTP clients also send as the `Mcp-Param-Region`
+/// header (`x-mcp-header`): a header that disagrees with the argument is refused (-32020).
+#[tool]
+fn test_header_param(
+    /// Where to run; mirrored into the `Mcp-Param-Region` header.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+) -> String {
+    format!("Region: {region}")
+}
+
 /// A tool that `test_trigger_tool_change` adds and removes.
 #[tool]
 fn test_dynamic_tool() -> &'static str {
@@ -278,6 +289,7 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .tool(test_missing_capability)
         .tool(test_streaming_elicitation)
         .tool(test_trigger_tool_change)
+        .tool(test_header_param)
         .state(Running(std::sync::OnceLock::new()))
         .build()?;
     if let Some(running) = server.state::<Running>() {
