@@ -114,4 +114,3 @@ pub(crate) fn mirror(headers: &http::HeaderMap, name: &str) -> Option<Result<Str
         None => Ok(text.to_owned()),
     })
 }
-

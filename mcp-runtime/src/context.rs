@@ -31,7 +31,8 @@ fn has_capability(capabilities: &Value, capability: &str) -> bool {
             Some(next) if next.is_object() => at = next,
             Some(next) if parts.peek().is_none() && !next.is_null() => return true,
             _ => {
-                let bare_form = part == "form" && parts.peek().is_none() && at.as_object().is_some_and(serde_json::Map::is_empty);
+                let bare_form =
+                    part == "form" && parts.peek().is_none() && at.as_object().is_some_and(serde_json::Map::is_empty);
                 return bare_form;
             }
         }
@@ -413,5 +414,24 @@ pub struct NoArgs;
 impl<'de> serde::Deserialize<'de> for NoArgs {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         serde::de::IgnoredAny::deserialize(d).map(|_| NoArgs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_capability;
+    use serde_json::json;
+
+    #[test]
+    fn capabilities_are_found_by_dotted_path() {
+        let caps = json!({"sampling": {}, "elicitation": {}, "roots": {"listChanged": true}});
+        assert!(has_capability(&caps, "sampling"));
+        assert!(has_capability(&caps, "roots.listChanged"));
+        // A bare `elicitation` is form elicitation; it is not URL elicitation.
+        assert!(has_capability(&caps, "elicitation.form"));
+        assert!(!has_capability(&caps, "elicitation.url"));
+        assert!(!has_capability(&json!({}), "sampling"));
+        assert!(!has_capability(&json!({"sampling": null}), "sampling"));
+        assert!(!has_capability(&json!({"elicitation": {"url": {}}}), "elicitation.form"));
     }
 }

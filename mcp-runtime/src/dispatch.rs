@@ -137,21 +137,30 @@ pub(crate) async fn call(
                 fail(site, err, request_id, Origin::Fault, None)
             }
         },
-        Ok(Err(err)) => {
-            let reason = err.reason_str();
-            if reason == Some(CAPABILITY_MISSING) && client.era() == Era::Modern {
-                // A 2026-07-28 client learns what to declare from the protocol error itself.
-                tracing::info!(target: "mcp_runtime::call", %request_id, tool = name, "{}", err.message_str());
-                let data = err.data_map().get("requiredCapabilities").cloned().map(|c| json!({"requiredCapabilities": c}));
-                return Err(RpcError { code: -32021, message: err.message_str().to_owned(), data });
-            }
-            // Arguments that passed the schema but not serde are refused like schema failures.
-            let refused = (reason == Some("invalid_arguments") && err.code() == ErrorCode::InvalidParams)
-                || reason == Some(CAPABILITY_MISSING);
-            fail(site, err, request_id, if refused { Origin::Refusal } else { Origin::Handler }, None)
-        }
+        Ok(Err(err)) => return handler_failed(site, err, client, request_id),
         Err(payload) => panicked(site, &*payload, request_id),
     })
+}
+
+/// A handler's own failure: the envelope, except a missing capability on a 2026-07-28
+/// request, which is the protocol error `-32021`.
+fn handler_failed(
+    site: Site<'_>,
+    err: ToolError,
+    client: &Client,
+    request_id: RequestId,
+) -> Result<CallToolResult, RpcError> {
+    let reason = err.reason_str();
+    if reason == Some(CAPABILITY_MISSING) && client.era() == Era::Modern {
+        // A 2026-07-28 client learns what to declare from the protocol error itself.
+        tracing::info!(target: "mcp_runtime::call", %request_id, tool = site.tool, "{}", err.message_str());
+        let data = err.data_map().get("requiredCapabilities").cloned().map(|c| json!({"requiredCapabilities": c}));
+        return Err(RpcError { code: -32021, message: err.message_str().to_owned(), data });
+    }
+    // Arguments that passed the schema but not serde are refused like schema failures.
+    let refused = (reason == Some("invalid_arguments") && err.code() == ErrorCode::InvalidParams)
+        || reason == Some(CAPABILITY_MISSING);
+    Ok(fail(site, err, request_id, if refused { Origin::Refusal } else { Origin::Handler }, None))
 }
 
 /// On a 2026-07-28 HTTP call, every `Mcp-Param-*` header must carry its argument's value

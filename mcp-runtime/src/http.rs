@@ -1,17 +1,22 @@
-//! Streamable HTTP (MCP 2025-11-25): one endpoint. POST carries one client message; a
-//! request is answered `application/json`, or `text/event-stream` when notifications (or a
-//! paused stream) come before its answer; a notification or response gets 202. With
-//! sessions, `initialize` mints an `Mcp-Session-Id`, GET opens the session's standalone
-//! stream or resumes a request's stream (`Last-Event-ID`), DELETE ends the session. Without
-//! sessions (stateless), every POST stands alone and GET/DELETE are 405.
+//! Streamable HTTP (MCP 2025-11-25 and 2026-07-28): one endpoint. POST carries one client
+//! message; a request is answered `application/json`, or `text/event-stream` when
+//! notifications (or a paused stream) come before its answer; a notification or response gets
+//! 202. With sessions, `initialize` mints an `Mcp-Session-Id`, GET opens the session's
+//! standalone stream or resumes a request's stream (`Last-Event-ID`), DELETE ends the
+//! session. Without sessions (stateless), every POST stands alone and GET/DELETE are 405.
+//! A 2026-07-28 request belongs to no session: its stream is not resumable, and closing it
+//! cancels the call.
 //!
 //! The transport moves messages and knows nothing of tools: each POST gets a view of its
 //! session whose outbox is that POST's response, and the session does the rest, as on stdio.
 //!
-//! The ladder, in order: Host/Origin (403), method (405), `Accept` (406), `Content-Type`
-//! (415), body size (413), JSON (400, -32700), JSON-RPC shape (400, -32600), session (400
-//! missing, 404 unknown), `MCP-Protocol-Version` (400). Everything past it, handler-level
-//! failures included, is 200.
+//! The ladder, in order: Host/Origin (403), method (405; GET/DELETE with a 2026-07-28 version
+//! header too), `Accept` (406), `Content-Type` (415), body size (413), JSON (400, -32700),
+//! JSON-RPC shape (400, -32600), then by era. 2026-07-28 (the body's `_meta` claim): version
+//! header vs body and `Mcp-Method`/`Mcp-Name` vs body (400, -32020), malformed envelope (400,
+//! -32602), unsupported version (400, -32022); past it, -32601 is 404 and -32021 is 400.
+//! 2025: session (400 missing, 404 unknown), `MCP-Protocol-Version` (400). Everything else,
+//! handler-level failures included, is 200.
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
@@ -737,7 +742,6 @@ fn era_of(headers: &HeaderMap, method: &str, params: Option<&RawValue>) -> Resul
     }
     Ok(Era::Modern)
 }
-
 
 fn shown_header(sent: Option<Result<String, ()>>) -> String {
     match sent {

@@ -6,12 +6,20 @@
 //! stdio ([`Server::serve_stdio`]: reads, parks what cannot be served yet, starts each call in
 //! its own task, writes) or `http` for Streamable HTTP ([`Server::serve_http`]: the validation
 //! ladder, sessions, one outbox per POST) — then `jsonrpc` (what a message is), `session`
-//! (lifecycle methods, ids in use, routing), `dispatch` (resolve, policy, validate, run —
-//! blocking handlers on the blocking pool — check output), `validate` (schema failures as
-//! text), `context` (what the handler sees), `output` (return value to result), `envelope`
-//! (recovery fill, log record, error envelope), and back through `outbox` (answers and
-//! notifications waiting for the transport) to the transport. `schema` makes each tool's
-//! schemas once, when the server is built; `args` reads `--http`/`--stateless`.
+//! (classifies the request's era once, with `client`; lifecycle methods of both eras, ids in
+//! use, routing), `dispatch` (resolve, policy, validate, run — blocking handlers on the
+//! blocking pool — check output), `validate` (schema failures as text), `context` (what the
+//! handler sees), `output` (return value to result), `envelope` (recovery fill, log record,
+//! error envelope), and back through `channel` (where the request's messages go) and
+//! `outbox` (answers and notifications waiting for the transport) to the transport.
+//!
+//! Three axes stay apart. A transport moves bytes and knows nothing of tools or eras (it
+//! reads the era only to give HTTP statuses and cancel-on-close their meaning). The era is
+//! one per-request value, `client::Client`, that every layer below the session reads: log
+//! thresholds, capabilities, `Ctx::era`. The tools (the registry in `server`, with `schema`
+//! making each tool's schemas once) know nothing of transports. Modules import only modules
+//! below them: `client`, `channel`, `logging`, `context`, `server`, `dispatch`, `session`,
+//! then the transports and `args` (`--http`/`--stateless`).
 
 mod args;
 mod channel;

@@ -481,14 +481,21 @@ pub(crate) fn header_params(schema: &Value) -> Result<Box<[HeaderParam]>, String
             if let Some(header) = property.get("x-mcp-header") {
                 let shown = path.join(".");
                 let header = header.as_str().filter(|h| !h.is_empty() && h.bytes().all(is_tchar)).ok_or_else(|| {
-                    format!("`x-mcp-header` of `{shown}` must be a non-empty HTTP token (letters, digits, !#$%&'*+-.^_`|~)")
+                    format!(
+                        "`x-mcp-header` of `{shown}` must be a non-empty HTTP token (letters, digits, !#$%&'*+-.^_`|~)"
+                    )
                 })?;
-                let primitive = matches!(property.get("type").and_then(Value::as_str), Some("string" | "integer" | "boolean"));
+                let primitive =
+                    matches!(property.get("type").and_then(Value::as_str), Some("string" | "integer" | "boolean"));
                 if !primitive {
-                    return Err(format!("`x-mcp-header` is only allowed on string, integer and boolean parameters; `{shown}` is not one"));
+                    return Err(format!(
+                        "`x-mcp-header` is only allowed on string, integer and boolean parameters; `{shown}` is not one"
+                    ));
                 }
                 if out.iter().any(|p| p.header.eq_ignore_ascii_case(header)) {
-                    return Err(format!("two parameters are mirrored into `Mcp-Param-{header}`; header names must be unique"));
+                    return Err(format!(
+                        "two parameters are mirrored into `Mcp-Param-{header}`; header names must be unique"
+                    ));
                 }
                 out.push(HeaderParam { path: path.clone().into(), header: header.to_owned() });
             }

@@ -621,7 +621,8 @@ impl Duplex {
     /// Serves `server` on a session that has sent `initialize` (id 0).
     async fn initialized(server: mcp_runtime::Server) -> Self {
         let mut conn = Duplex::serve(server);
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}});
+        let init =
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}});
         let answer = conn.roundtrip(init).await;
         assert!(answer["result"]["protocolVersion"].is_string(), "{answer}");
         conn
