@@ -33,12 +33,21 @@ fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime")
 }
 
+/// An in-process connection past `initialize` (a 2025 session: calls need one before them).
+fn session(rt: &tokio::runtime::Runtime, server: &mcp_runtime::Server) -> mcp_runtime::Connection {
+    let mut conn = server.connect();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
+    let out = rt.block_on(conn.send(init));
+    assert!(out.len() == 1 && out[0].contains("\"protocolVersion\""), "initialize: {out:?}");
+    conn
+}
+
 fn pipeline(c: &mut Criterion) {
     let rt = runtime();
     let server = mcp_tests::fixture::builder(false).build().expect("fixture server builds");
     let mut group = c.benchmark_group("pipeline");
     for (name, line) in CASES {
-        let mut conn = server.connect();
+        let mut conn = session(&rt, &server);
         // The response must be the expected kind, or the figure means nothing.
         let out = rt.block_on(conn.send(line));
         assert_eq!(out.len(), 1, "{name}: {out:?}");
@@ -62,7 +71,7 @@ fn pipeline(c: &mut Criterion) {
 /// The error path's cost relative to a success, measured back to back.
 fn ratios(rt: &tokio::runtime::Runtime, server: &mcp_runtime::Server) {
     let per_call = |line: &str| -> f64 {
-        let mut conn = server.connect();
+        let mut conn = session(&rt, &server);
         rt.block_on(async {
             for _ in 0..2_000 {
                 conn.send(line).await;
