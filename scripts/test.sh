@@ -63,6 +63,14 @@ node tests/interop/ts-v2/test_fixture.mjs "$ROOT/target/debug/fixture-server"
 step "interop: MCP Inspector CLI"
 node tests/interop/inspector/test_fixture.mjs "$ROOT/target/debug/fixture-server"
 
+# The 2026-07-28 era: the Python client with mode="auto", the v2 client with versionNegotiation
+# 'auto' (and a second client pinned to 2026-07-28); both must land on the modern era.
+step "interop, 2026-07-28 era: official Python client"
+"$VENV/bin/python" tests/interop/python/test_fixture.py "$ROOT/target/debug/fixture-server" --modern
+
+step "interop, 2026-07-28 era: TypeScript SDK v2 client"
+node tests/interop/ts-v2/test_fixture.mjs "$ROOT/target/debug/fixture-server" --modern
+
 # The same suites over Streamable HTTP: each starts `fixture-server --http 127.0.0.1:<free
 # port>` itself, with sessions, then `--stateless` (every client here works without sessions).
 step "interop over HTTP: official Python client (sessions, then stateless)"
@@ -80,6 +88,15 @@ node tests/interop/ts-v2/test_fixture.mjs "$ROOT/target/debug/fixture-server" --
 step "interop over HTTP: MCP Inspector CLI (sessions, then stateless)"
 node tests/interop/inspector/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http
 node tests/interop/inspector/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http --stateless
+
+# Modern traffic carries no session: no request sends an Mcp-Session-Id, even to a server with sessions.
+step "interop over HTTP, 2026-07-28 era: official Python client (sessions, then stateless)"
+"$VENV/bin/python" tests/interop/python/test_fixture.py "$ROOT/target/debug/fixture-server" --http --modern
+"$VENV/bin/python" tests/interop/python/test_fixture.py "$ROOT/target/debug/fixture-server" --http --stateless --modern
+
+step "interop over HTTP, 2026-07-28 era: TypeScript SDK v2 client (sessions, then stateless)"
+node tests/interop/ts-v2/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http --modern
+node tests/interop/ts-v2/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http --stateless --modern
 
 step "conformance: official MCP conformance suite over Streamable HTTP (what spec revision 2025-11-25 requires)"
 bash tests/conformance/run.sh --requirements 2025-11-25 --expected-failures tests/conformance/baseline.yml \

@@ -12,18 +12,22 @@ import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-// Parses `<fixture-server> [--http [--stateless]]`; exits 2 with `usage` otherwise.
-// Returns { server, http, stateless, label } (label: "stdio", "http" or "http --stateless").
-export function transportArgs(argv, usage) {
+// Parses `<fixture-server> [--http [--stateless]]`, plus any of the suite's own `extra` flags
+// (e.g. ["--modern"]); exits 2 with `usage` otherwise. Returns { server, http, stateless,
+// label, flags } (label: "stdio", "http" or "http --stateless"; flags: the set of `extra`
+// flags given).
+export function transportArgs(argv, usage, extra = []) {
   const [server, ...flags] = argv;
   const http = flags.includes("--http");
   const stateless = flags.includes("--stateless");
-  const unknown = flags.filter((f) => f !== "--http" && f !== "--stateless");
+  const unknown = flags.filter((f) => f !== "--http" && f !== "--stateless" && !extra.includes(f));
   if (!server || server.startsWith("--") || unknown.length > 0 || (stateless && !http)) {
-    console.error(`usage: ${usage} <fixture-server> [--http [--stateless]]`);
+    const more = extra.map((f) => ` [${f}]`).join("");
+    console.error(`usage: ${usage} <fixture-server> [--http [--stateless]]${more}`);
     process.exit(2);
   }
-  return { server, http, stateless, label: http ? (stateless ? "http --stateless" : "http") : "stdio" };
+  const given = new Set(flags.filter((f) => extra.includes(f)));
+  return { server, http, stateless, label: http ? (stateless ? "http --stateless" : "http") : "stdio", flags: given };
 }
 
 // A port on 127.0.0.1 that nothing listens on right now.

@@ -2,7 +2,14 @@
 over Streamable HTTP (`mcp.client.streamable_http.streamable_http_client`) against a
 fixture-server this suite starts on a free port of 127.0.0.1 (with sessions, or `--stateless`).
 
-Usage: python test_fixture.py <path-to-fixture-server> [--http [--stateless]]
+Usage: python test_fixture.py <path-to-fixture-server> [--http [--stateless]] [--modern]
+
+Without `--modern` the client speaks the 2025-11-25 era (`ClientSession`, `initialize`). With
+`--modern` it speaks 2026-07-28 through the high-level `mcp.Client` and runs the same checks
+(minus `initialize` and `ping`, which that era does not have), plus the modern-only ones: the
+discover result (version, serverInfo), ttlMs/cacheScope on tools/list, a pinned connect,
+per-request `_meta["io.modelcontextprotocol/logLevel"]`, and over HTTP that no request
+carries an Mcp-Session-Id.
 
 Prints one line per check and ends with `N passed, M failed`; exits non-zero when any check
 fails (or the server cannot be reached).
@@ -10,6 +17,7 @@ fails (or the server cannot be reached).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -23,11 +31,14 @@ from contextlib import asynccontextmanager
 from typing import IO, Any
 
 import anyio
-from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
+from mcp import Client, ClientSession, MCPError, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 REQUEST_ID = r"[A-Z0-9]{5}-[A-Z0-9]{5}"
+
+MODERN = "2026-07-28"
+LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
 FIRST_TOOLS = [
     "echo",
@@ -101,7 +112,10 @@ class Runner:
             print(f"ok   {name}: {detail}", flush=True)
 
 
-async def default_session_checks(runner: Runner, session: ClientSession) -> None:
+async def default_session_checks(runner: Runner, session: Any, modern: bool = False) -> None:
+    """The checks of a default fixture-server. `session` is a `ClientSession` (legacy: the
+    checks start with `initialize`) or, `modern`, a connected `mcp.Client`, which has the same
+    `list_tools` and `call_tool`."""
     async def initialize() -> str:
         init = await session.initialize()
         expect_eq(init.protocol_version, "2025-11-25", "protocolVersion")
@@ -259,8 +273,9 @@ async def default_session_checks(runner: Runner, session: ClientSession) -> None
         expect_eq(result.structured_content, {"sum": 42}, "the server still serves")
         return "panic is an isError result; the next call succeeds"
 
-    await runner.check("initialize", initialize)
-    await runner.check("ping", ping)
+    if not modern:
+        await runner.check("initialize", initialize)
+        await runner.check("ping", ping)
     await runner.check("tools/list", list_tools)
     await runner.check("call add", call_add)
     await runner.check("call echo", call_echo)
@@ -271,9 +286,10 @@ async def default_session_checks(runner: Runner, session: ClientSession) -> None
     await runner.check("panic", panic_then_success)
 
 
-async def strict_session_checks(runner: Runner, session: ClientSession) -> None:
+async def strict_session_checks(runner: Runner, session: Any, modern: bool = False) -> None:
     async def strict_unknown_tool() -> str:
-        await session.initialize()
+        if not modern:
+            await session.initialize()
         try:
             result = await session.call_tool("ehco", {})
         except MCPError as e:
@@ -284,9 +300,10 @@ async def strict_session_checks(runner: Runner, session: ClientSession) -> None:
     await runner.check("strict resolution", strict_unknown_tool)
 
 
-async def structured_always_checks(runner: Runner, session: ClientSession) -> None:
+async def structured_always_checks(runner: Runner, session: Any, modern: bool = False) -> None:
     async def structured_always() -> str:
-        await session.initialize()
+        if not modern:
+            await session.initialize()
         await session.list_tools()
         result = await session.call_tool("fetch_items", {"ids": ["a"], "mode": "queue"})
         expect_eq(result.is_error, True, "isError")
@@ -402,6 +419,186 @@ async def connect(
         await session_posture_check(runner, stateless, exchanges)
 
 
+# (method, status, Mcp-Session-Id of the response, Mcp-Session-Id the request sent,
+#  MCP-Protocol-Version the request sent, the JSON-RPC method of a POST)
+ModernExchange = tuple[str, int, str | None, str | None, str | None, str | None]
+
+
+async def modern_checks(
+    runner: Runner, client: Client, messages: list[types.LoggingMessageNotificationParams], pin: Callable[[], Any]
+) -> None:
+    """What only the 2026-07-28 era has, on a client connected with mode="auto"."""
+
+    async def discover() -> str:
+        expect_eq(client.protocol_version, MODERN, "protocol_version")
+        result = client.session.discover_result
+        expect(result is not None, "a discover result (the connection is modern, not an initialize fallback)")
+        assert result is not None
+        expect(MODERN in result.supported_versions, f"supportedVersions: {result.supported_versions!r}")
+        info = client.server_info
+        expect(info is not None, "serverInfo from _meta['io.modelcontextprotocol/serverInfo']")
+        assert info is not None
+        expect_eq(info.name, "fixture-server", "serverInfo.name")
+        expect(bool(info.version), "serverInfo.version is set")
+        expect(client.server_capabilities.tools is not None, "the tools capability is declared")
+        return f"protocol {client.protocol_version}, supportedVersions {result.supported_versions}, server {info.name} {info.version}"
+
+    async def cache_hints() -> str:
+        listed = await client.list_tools(cache_mode="bypass")
+        expect(isinstance(listed.ttl_ms, int), f"ttlMs: {listed.ttl_ms!r}")
+        expect(listed.cache_scope in ("public", "private"), f"cacheScope: {listed.cache_scope!r}")
+        return f"ttlMs {listed.ttl_ms}, cacheScope {listed.cache_scope}"
+
+    async def pinned() -> str:
+        # mode="2026-07-28" adopts the version without a probe (a synthesized discover result).
+        async with pin() as other:
+            expect_eq(other.protocol_version, MODERN, "protocol_version")
+            result = await other.call_tool("add", {"a": 1, "b": 1})
+            expect_eq(result.structured_content, {"sum": 2}, "structuredContent")
+        return "add {a: 1, b: 1} = 2 without a probe"
+
+    def texts() -> list[str]:
+        return [m.data if isinstance(m.data, str) else repr(m.data) for m in messages]
+
+    async def log_level_info() -> str:
+        messages.clear()
+        result = await client.call_tool("work", {"steps": 1}, meta={"io.modelcontextprotocol/logLevel": "info"})
+        expect(not result.is_error, f"not an error: {result!r}")
+        await anyio.sleep(0.2)
+        expect(len(messages) > 0, "some notifications/message")
+        expect(any("info from work" in t for t in texts()), f"the info message: {messages!r}")
+        expect(any("error from work" in t for t in texts()), f"the error message: {messages!r}")
+        below = [m for m in messages if LEVELS.index(m.level) < LEVELS.index("info")]
+        expect_eq(below, [], "messages below info")
+        levels = sorted({m.level for m in messages}, key=LEVELS.index)
+        return f"{len(messages)} messages, levels {', '.join(levels)}"
+
+    async def no_log_level() -> str:
+        messages.clear()
+        result = await client.call_tool("work", {"steps": 1})
+        expect(not result.is_error, f"not an error: {result!r}")
+        await anyio.sleep(0.2)
+        expect_eq(messages, [], "notifications/message")
+        return "none"
+
+    await runner.check("server/discover (mode='auto')", discover)
+    await runner.check("tools/list: ttlMs and cacheScope", cache_hints)
+    await runner.check("mode='2026-07-28' (pinned)", pinned)
+    await runner.check("logLevel 'info' in _meta: work logs at info and above", log_level_info)
+    await runner.check("no logLevel in _meta: work logs nothing", no_log_level)
+
+
+async def modern_posture_check(runner: Runner, exchanges: list[ModernExchange]) -> None:
+    """Over HTTP, once the client has closed: modern traffic has no session, whether or not the
+    server runs with sessions."""
+
+    async def no_session() -> str:
+        expect(len(exchanges) >= 2, f"exchanges: {exchanges!r}")
+        sent = [x for x in exchanges if x[3] is not None]
+        expect_eq(sent, [], "requests that sent an Mcp-Session-Id")
+        posts = [x for x in exchanges if x[0] == "POST"]
+        expect_eq([x for x in posts if x[4] != MODERN], [], "POSTs without MCP-Protocol-Version 2026-07-28")
+        minted = sum(1 for x in exchanges if x[2] is not None)
+        kinds = sorted({f"{x[0]} {x[5]}" if x[5] else x[0] for x in exchanges})
+        return f"{len(exchanges)} exchanges ({', '.join(kinds)}), none sent a session; {minted} responses with an Mcp-Session-Id"
+
+    await runner.check("HTTP posture (modern): no session on any request", no_session)
+
+
+@asynccontextmanager
+async def connect_modern(
+    runner: Runner, server: str, env: dict[str, str], http: bool, stateless: bool, errlog: IO[str], mode: str = "auto"
+) -> AsyncIterator[tuple[Client, list[types.LoggingMessageNotificationParams], Callable[[], Any]]]:
+    """A 2026-07-28 `mcp.Client` for a fixture-server whose environment has `env` added.
+
+    mcp 2.3.0 has mode="auto": it sends `server/discover` on the connection it will keep and,
+    had the server answered as a legacy one, would fall back to `initialize` on that same
+    process (or HTTP endpoint); the discover check fails if that happened. Yields the client,
+    the notifications/message params it receives, and a factory of a second client of the same
+    server pinned with mode="2026-07-28"."""
+    messages: list[types.LoggingMessageNotificationParams] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        messages.append(params)
+
+    def client_for(transport: Any, client_mode: str) -> Client:
+        return Client(
+            transport,
+            mode=client_mode,
+            client_info=types.Implementation(name="python-interop", version="1.0.0"),
+            logging_callback=on_log,
+            read_timeout_seconds=20,
+        )
+
+    if not http:
+        params = StdioServerParameters(command=server, args=[], env=env)
+        async with client_for(stdio_client(params, errlog=errlog), mode) as client:
+            yield client, messages, lambda: client_for(stdio_client(params, errlog=errlog), MODERN)
+        return
+    exchanges: list[ModernExchange] = []
+
+    async def record(response: Any) -> None:
+        request = response.request
+        rpc = None
+        if request.method == "POST":
+            try:
+                rpc = json.loads(request.content).get("method")
+            except Exception:  # noqa: BLE001 - a body that is not one JSON-RPC object
+                rpc = None
+        exchanges.append(
+            (
+                request.method,
+                response.status_code,
+                response.headers.get("mcp-session-id"),
+                request.headers.get("mcp-session-id"),
+                request.headers.get("mcp-protocol-version"),
+                rpc,
+            )
+        )
+
+    async with http_server(server, env, stateless, errlog) as url:
+
+        @asynccontextmanager
+        async def pinned_client() -> AsyncIterator[Client]:
+            async with create_mcp_http_client() as other_http:
+                other_http.event_hooks = {"request": [], "response": [record]}
+                async with client_for(streamable_http_client(url, http_client=other_http), MODERN) as other:
+                    yield other
+
+        async with create_mcp_http_client() as http_client:
+            http_client.event_hooks = {"request": [], "response": [record]}
+            async with client_for(streamable_http_client(url, http_client=http_client), mode) as client:
+                yield client, messages, pinned_client
+        await modern_posture_check(runner, exchanges)
+
+
+async def main_modern(server: str, http: bool, stateless: bool) -> int:
+    runner = Runner()
+    transport = "http --stateless" if stateless else "http" if http else "stdio"
+    print(f"transport: {transport}, era: {MODERN}", flush=True)
+    with tempfile.TemporaryFile("w+") as errlog:
+        try:
+            async with connect_modern(runner, server, {}, http, stateless, errlog) as (client, messages, pin):
+                await modern_checks(runner, client, messages, pin)
+                await default_session_checks(runner, client, modern=True)
+            for env, checks in (
+                ({"FIXTURE_STRICT_RESOLUTION": "1"}, strict_session_checks),
+                ({"FIXTURE_STRUCTURED_ERRORS": "always"}, structured_always_checks),
+            ):
+                async with connect_modern(runner, server, env, http, stateless, errlog) as (client, _, _):
+                    await checks(runner, client, modern=True)
+        except Exception as e:  # noqa: BLE001 - a broken session is one more failure
+            runner.failed += 1
+            print(f"FAIL session: {type(e).__name__}: {e}", flush=True)
+            traceback.print_exc(file=sys.stdout)
+        if runner.failed:
+            errlog.seek(0)
+            print("--- server stderr ---")
+            print(errlog.read()[-8000:])
+    print(f"{runner.passed} passed, {runner.failed} failed", flush=True)
+    return 1 if runner.failed else 0
+
+
 async def main(server: str, http: bool, stateless: bool) -> int:
     runner = Runner()
     print(f"transport: {'http --stateless' if stateless else 'http' if http else 'stdio'}", flush=True)
@@ -431,9 +628,10 @@ if __name__ == "__main__":
     if (
         len(sys.argv) < 2
         or sys.argv[1].startswith("--")
-        or any(f not in ("--http", "--stateless") for f in flags)
+        or any(f not in ("--http", "--stateless", "--modern") for f in flags)
         or ("--stateless" in flags and "--http" not in flags)
     ):
-        print("usage: test_fixture.py <path-to-fixture-server> [--http [--stateless]]", file=sys.stderr)
+        print("usage: test_fixture.py <path-to-fixture-server> [--http [--stateless]] [--modern]", file=sys.stderr)
         sys.exit(2)
-    sys.exit(anyio.run(main, sys.argv[1], "--http" in flags, "--stateless" in flags))
+    entry = main_modern if "--modern" in flags else main
+    sys.exit(anyio.run(entry, sys.argv[1], "--http" in flags, "--stateless" in flags))
