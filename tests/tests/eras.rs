@@ -1118,3 +1118,32 @@ fn every_response_and_notification_of_a_fixture_sweep_matches_the_schema_of_its_
         assert!(c.checked > results, "{} messages checked", c.checked);
     }
 }
+
+// ---- the test client's modern mode (MCP_TEST_ERA=modern) --------------------------------
+
+#[test]
+fn the_test_client_in_modern_mode_sends_envelopes_and_unwraps_results() {
+    let mut c = Client::spawn_with(SERVER, &[], mcp_tests::client::Pipes::default());
+    c.set_era(mcp_tests::client::ClientEra::Modern);
+    assert!(c.is_modern());
+    let init = c.initialize();
+    assert_eq!(
+        init,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "protocolVersion": MODERN,
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+            "serverInfo": server_info(),
+        }})
+    );
+    assert_eq!(c.call("echo", json!({"text": "x"})), text_result("x"));
+    assert_eq!(c.roundtrip("ping", json!({}))["result"], json!({}));
+    // setLevel is kept by the client and sent as `logLevel`.
+    assert_eq!(c.roundtrip("logging/setLevel", json!({"level": "warning"}))["result"], json!({}));
+    assert_eq!(c.params(json!({}))["_meta"][LEVEL_KEY], json!("warning"));
+    c.set_client_capabilities(json!({"sampling": {}}));
+    let me = c.call("whoami", json!({}));
+    assert_eq!(me["structuredContent"], whoami(Some("mcp-tests"), Some("0.0.1"), &["sampling"]));
+    // What a raw send gets back is not unwrapped: the modern result as the server wrote it.
+    c.send(&json!({"jsonrpc": "2.0", "id": "raw", "method": "tools/call", "params": c.params(json!({"name": "echo", "arguments": {"text": "r"}}))}));
+    assert_eq!(c.recv()["result"], modern_result(&text_result("r")));
+}
