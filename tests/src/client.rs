@@ -1,7 +1,16 @@
 //! A minimal JSON-RPC client over a child process's stdio, for tests; or over Streamable
 //! HTTP, when `MCP_TEST_TRANSPORT=http` (the same test bodies, the other transport: each
 //! message is sent by POST, and what the responses carry arrives as lines, as on stdio).
+//!
+//! With `MCP_TEST_ERA=modern` the same test bodies speak 2026-07-28 (see [`ClientEra`]):
+//! [`Client::initialize`] sends no handshake but asks `server/discover`, and every request
+//! sent with [`Client::request`] (and so [`Client::roundtrip`], [`Client::call`]) carries the
+//! modern envelope in `params._meta`. What a modern result adds (`resultType` and
+//! `_meta["io.modelcontextprotocol/serverInfo"]`) is checked and taken off its response, so
+//! that assertions written for 2025 results hold unchanged. Raw sends ([`Client::send`],
+//! [`Client::send_raw`]) are never changed, nor are their responses.
 
+use std::collections::{HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
@@ -25,6 +34,143 @@ pub struct Client {
     feeder: Option<mpsc::Sender<Vec<u8>>>,
     /// Over HTTP: the server's port, its session id once minted, and where responses go.
     http: Option<Http>,
+    /// In modern mode: the envelope's state, and the requests sent with it.
+    modern: Option<Modern>,
+}
+
+/// The protocol era the client's requests speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClientEra {
+    /// 2025-11-25: `initialize`, then requests without a claim. The default.
+    Legacy,
+    /// 2026-07-28: no handshake; every request carries its envelope in `params._meta`.
+    ///
+    /// - [`Client::initialize`] asks `server/discover` (with the id `initialize` would have
+    ///   had) and returns a synthetic `initialize` response built from it: `protocolVersion`
+    ///   `2026-07-28`, discover's `capabilities`, its `serverInfo` (and `instructions`).
+    /// - Every [`Client::request`] gets `io.modelcontextprotocol/protocolVersion`
+    ///   (`2026-07-28`), `clientCapabilities` (`{}` unless [`Client::set_client_capabilities`]),
+    ///   `clientInfo` (`mcp-tests` `0.0.1`) and `logLevel` merged into `params._meta` (keys
+    ///   the test set itself win). `logLevel` is the session-equivalent level: `info`, or what
+    ///   `logging/setLevel` last asked for.
+    /// - `logging/setLevel` with a valid level is not sent: the client keeps the level and
+    ///   answers `{}` itself. (With an invalid one it is sent, and refused as modern.)
+    /// - `ping` (removed in 2026-07-28) is sent as `server/discover`; its result is checked
+    ///   and answered as `{}`.
+    /// - `notifications/initialized` is not sent.
+    /// - The response to each such request, when it is a result, must carry
+    ///   `"resultType": "complete"` and `_meta["io.modelcontextprotocol/serverInfo"]`
+    ///   (`{name, version}`, the same as discover's): both are checked, then taken off
+    ///   (`_meta` too, when nothing else is left in it). Errors are returned as they are.
+    /// - Over HTTP each such request carries `MCP-Protocol-Version`, `Mcp-Method` and, for
+    ///   `tools/call`, `Mcp-Name` (in its `=?base64?…?=` form when the name is not plain
+    ///   visible ASCII); never `Mcp-Session-Id`.
+    Modern,
+}
+
+impl ClientEra {
+    /// From `MCP_TEST_ERA`: `modern`, or unset for legacy. Any other value panics, so that
+    /// a typo does not silently run the legacy suite.
+    pub fn from_env() -> ClientEra {
+        match std::env::var("MCP_TEST_ERA").as_deref() {
+            Err(_) | Ok("" | "legacy") => ClientEra::Legacy,
+            Ok("modern") => ClientEra::Modern,
+            Ok(other) => panic!("MCP_TEST_ERA={other:?}: expected `modern`, `legacy` or unset"),
+        }
+    }
+}
+
+/// The modern revision the client speaks.
+const MODERN_VERSION: &str = "2026-07-28";
+const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+
+/// What a modern-mode client keeps between requests.
+#[derive(Debug)]
+struct Modern {
+    capabilities: Value,
+    log_level: String,
+    /// `_meta.serverInfo` of the first modern result, which every later one must repeat.
+    server_info: Option<Value>,
+    /// Ids (as JSON text) of requests sent with the envelope, not yet answered.
+    enveloped: HashSet<String>,
+    /// Ids of `ping`s sent as `server/discover`.
+    pings: HashSet<String>,
+    /// Answers the client gives itself (`logging/setLevel`), returned before what the server writes.
+    synthetic: VecDeque<String>,
+}
+
+impl Modern {
+    fn new() -> Modern {
+        Modern {
+            capabilities: json!({}),
+            log_level: "info".into(),
+            server_info: None,
+            enveloped: HashSet::new(),
+            pings: HashSet::new(),
+            synthetic: VecDeque::new(),
+        }
+    }
+
+    fn envelope(&self) -> Value {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": self.capabilities,
+            "io.modelcontextprotocol/clientInfo": {"name": "mcp-tests", "version": "0.0.1"},
+            "io.modelcontextprotocol/logLevel": self.log_level,
+        })
+    }
+
+    /// `params` with the envelope merged into `_meta`; params that are not an object (nor
+    /// null) are left as they are.
+    fn wrap(&self, params: Value) -> Value {
+        let mut params = if params.is_null() { json!({}) } else { params };
+        let Some(object) = params.as_object_mut() else { return params };
+        let meta = object.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(meta) = meta.as_object_mut() {
+            if let Value::Object(envelope) = self.envelope() {
+                for (k, v) in envelope {
+                    meta.entry(k).or_insert(v);
+                }
+            }
+        }
+        params
+    }
+
+    /// Checks and takes off what a modern result adds, for a response to an enveloped request.
+    fn unwrap(&mut self, msg: &mut Value) {
+        if msg.get("method").is_some() {
+            return;
+        }
+        let Some(id) = msg.get("id").map(Value::to_string) else { return };
+        if !self.enveloped.remove(&id) {
+            return;
+        }
+        let ping = self.pings.remove(&id);
+        let Some(result) = msg.get_mut("result").and_then(Value::as_object_mut) else { return };
+        assert_eq!(
+            result.get("resultType"),
+            Some(&json!("complete")),
+            "a modern result without resultType: {result:?}"
+        );
+        result.remove("resultType");
+        let meta = result.get_mut("_meta").and_then(Value::as_object_mut);
+        let info = meta.and_then(|m| m.remove(SERVER_INFO_KEY));
+        let info = info.unwrap_or_else(|| panic!("a modern result without _meta.serverInfo: {result:?}"));
+        assert!(
+            info.get("name").is_some_and(Value::is_string) && info.get("version").is_some_and(Value::is_string),
+            "serverInfo is not {{name, version}}: {info}"
+        );
+        match &self.server_info {
+            Some(known) => assert_eq!(&info, known, "serverInfo changed between results"),
+            None => self.server_info = Some(info),
+        }
+        if result.get("_meta").and_then(Value::as_object).is_some_and(serde_json::Map::is_empty) {
+            result.remove("_meta");
+        }
+        if ping {
+            *result = serde_json::Map::new();
+        }
+    }
 }
 
 struct Http {
@@ -83,6 +229,7 @@ impl Client {
             _unread_stderr: None,
             feeder: None,
             http: Some(Http { port, session: std::sync::Arc::default(), lines: tx }),
+            modern: (ClientEra::from_env() == ClientEra::Modern).then(Modern::new),
         }
     }
 
@@ -103,12 +250,15 @@ impl Client {
         let Some(http) = &self.http else { return };
         let (port, session, lines) = (http.port, std::sync::Arc::clone(&http.session), http.lines.clone());
         let body = line.as_bytes().to_vec();
+        let modern = modern_headers(line, self.modern.is_some());
         let (begun, started) = mpsc::channel();
         std::thread::spawn(move || {
             let sid = session.lock().unwrap().clone();
             let mut headers =
                 vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
-            if let Some(sid) = sid.as_deref() {
+            if let Some(modern) = &modern {
+                headers.extend(modern.iter().map(|(n, v)| (*n, v.as_str())));
+            } else if let Some(sid) = sid.as_deref() {
                 headers.push(("Mcp-Session-Id", sid));
             }
             let Ok(mut response) = crate::http::request(port, "POST", "/mcp", &headers, &body) else {
@@ -186,6 +336,47 @@ impl Client {
             _unread_stderr: unread_stderr,
             feeder,
             http: None,
+            modern: (ClientEra::from_env() == ClientEra::Modern).then(Modern::new),
+        }
+    }
+
+    /// The era this client's requests speak (from `MCP_TEST_ERA` unless set).
+    pub fn era(&self) -> ClientEra {
+        if self.modern.is_some() { ClientEra::Modern } else { ClientEra::Legacy }
+    }
+
+    /// Switches the era of the requests sent from now on.
+    pub fn set_era(&mut self, era: ClientEra) {
+        match era {
+            ClientEra::Legacy => self.modern = None,
+            ClientEra::Modern => {
+                if self.modern.is_none() {
+                    self.modern = Some(Modern::new());
+                }
+            }
+        }
+    }
+
+    /// `true` in modern mode.
+    pub fn is_modern(&self) -> bool {
+        self.modern.is_some()
+    }
+
+    /// The `clientCapabilities` modern requests carry from now on (`{}` by default); no
+    /// effect in legacy mode.
+    pub fn set_client_capabilities(&mut self, capabilities: Value) {
+        if let Some(modern) = &mut self.modern {
+            modern.capabilities = capabilities;
+        }
+    }
+
+    /// `params` as [`Client::request`] would send them: with the modern envelope merged into
+    /// `_meta` in modern mode, as they are in legacy mode. For raw sends that must speak the
+    /// client's era (their responses are not unwrapped).
+    pub fn params(&self, params: Value) -> Value {
+        match &self.modern {
+            Some(modern) => modern.wrap(params),
+            None => params,
         }
     }
 
@@ -222,6 +413,9 @@ impl Client {
 
     /// The next line the server writes, as it is (without its newline), within `timeout`.
     pub fn recv_line_within(&mut self, timeout: Duration) -> Option<String> {
+        if let Some(line) = self.modern.as_mut().and_then(|m| m.synthetic.pop_front()) {
+            return Some(line);
+        }
         self.lines.recv_timeout(timeout).ok()
     }
 
@@ -262,8 +456,13 @@ impl Client {
 
     /// The next line the server writes, parsed, within `timeout`.
     pub fn recv_within(&mut self, timeout: Duration) -> Option<Value> {
-        let line = self.lines.recv_timeout(timeout).ok()?;
-        Some(serde_json::from_str(&line).unwrap_or_else(|e| panic!("server wrote a non-JSON line {line:?}: {e}")))
+        let line = self.recv_line_within(timeout)?;
+        let mut msg: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("server wrote a non-JSON line {line:?}: {e}"));
+        if let Some(modern) = &mut self.modern {
+            modern.unwrap(&mut msg);
+        }
+        Some(msg)
     }
 
     /// The next line, within 10 s.
@@ -275,6 +474,25 @@ impl Client {
     pub fn request(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
+        let Some(modern) = &mut self.modern else {
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+            return id;
+        };
+        let level = params.get("level").and_then(Value::as_str).filter(|l| LEVELS.contains(l));
+        let method = match (method, level) {
+            ("logging/setLevel", Some(level)) => {
+                level.clone_into(&mut modern.log_level);
+                modern.synthetic.push_back(json!({"jsonrpc": "2.0", "id": id, "result": {}}).to_string());
+                return id;
+            }
+            ("ping", _) => {
+                modern.pings.insert(json!(id).to_string());
+                "server/discover"
+            }
+            (method, _) => method,
+        };
+        modern.enveloped.insert(json!(id).to_string());
+        let params = modern.wrap(params);
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         id
     }
@@ -292,12 +510,31 @@ impl Client {
 
     /// `initialize` + `notifications/initialized` with the given version.
     pub fn initialize_with(&mut self, version: &str) -> Value {
+        if self.modern.is_some() {
+            return self.discover_as_initialize();
+        }
         let resp = self.roundtrip(
             "initialize",
             json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "mcp-tests", "version": "0.0.1"}}),
         );
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         resp
+    }
+
+    /// Modern mode's `initialize`: `server/discover`, as an `initialize` response.
+    fn discover_as_initialize(&mut self) -> Value {
+        let resp = self.roundtrip("server/discover", json!({}));
+        let Some(discovered) = resp.get("result") else { return resp };
+        let server_info = self.modern.as_ref().and_then(|m| m.server_info.clone()).expect("serverInfo, checked");
+        let mut result = json!({
+            "protocolVersion": MODERN_VERSION,
+            "capabilities": discovered["capabilities"],
+            "serverInfo": server_info,
+        });
+        if let Some(text) = discovered.get("instructions") {
+            result["instructions"] = text.clone();
+        }
+        json!({"jsonrpc": "2.0", "id": resp["id"], "result": result})
     }
 
     /// Handshake with the newest version.
@@ -343,6 +580,61 @@ impl Drop for Client {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// MCP log levels, as `logging/setLevel` and `logLevel` name them.
+const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/// The headers a modern request carries over HTTP (`None` for any other message): the
+/// version, and the mirrors of its method and (for `tools/call`) its tool's name. In modern
+/// mode (`modern_mode`) a notification or response carries the version header alone.
+fn modern_headers(line: &str, modern_mode: bool) -> Option<Vec<(&'static str, String)>> {
+    let msg: Value = serde_json::from_str(line).ok()?;
+    let is_request = msg.get("id").is_some() && msg.get("method").is_some();
+    if modern_mode && !is_request && msg.is_object() {
+        return Some(vec![("MCP-Protocol-Version", MODERN_VERSION.to_owned())]);
+    }
+    let method = msg.get("method")?.as_str()?;
+    msg.get("id")?;
+    let version = msg["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str()?;
+    if version != MODERN_VERSION {
+        return None;
+    }
+    let mut headers = vec![("MCP-Protocol-Version", version.to_owned()), ("Mcp-Method", mirror_value(method))];
+    if method == "tools/call"
+        && let Some(name) = msg["params"]["name"].as_str()
+    {
+        headers.push(("Mcp-Name", mirror_value(name)));
+    }
+    Some(headers)
+}
+
+/// A mirror header's value: as it is when it is visible ASCII (inner spaces allowed), else
+/// `=?base64?<standard base64 of its UTF-8>?=`.
+fn mirror_value(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !value.starts_with(' ')
+        && !value.ends_with(' ')
+        && !value.starts_with("=?");
+    if plain { value.to_owned() } else { format!("=?base64?{}?=", base64(value.as_bytes())) }
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// Reads `stdout` line by line into `tx`, on a thread.

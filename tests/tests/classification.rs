@@ -262,6 +262,12 @@ fn a_plain_error_is_classified_and_sends_only_its_display_text() {
 #[test]
 fn a_cancelled_call_is_never_answered_and_later_calls_work() {
     let mut c = server();
+    if c.is_modern() && c.http_port().is_some() {
+        // A modern request over HTTP belongs to no session: a `notifications/cancelled` on
+        // another POST does not reach it (the call runs to its end and is answered).
+        eprintln!("skipped under MCP_TEST_ERA=modern with MCP_TEST_TRANSPORT=http: no cross-POST cancellation");
+        return;
+    }
     let id = c.request("tools/call", json!({"name": "sleep_ms", "arguments": {"ms": 800}}));
     std::thread::sleep(Duration::from_millis(100));
     c.send(
@@ -272,7 +278,8 @@ fn a_cancelled_call_is_never_answered_and_later_calls_work() {
     assert_eq!(c.call("echo", json!({"text": "after"})), json!({"content": [{"type": "text", "text": "after"}]}));
 
     // A string id, cancelled on the very next line.
-    c.send(&json!({"jsonrpc": "2.0", "id": "s-1", "method": "tools/call", "params": {"name": "sleep_ms", "arguments": {"ms": 800}}}));
+    let params = c.params(json!({"name": "sleep_ms", "arguments": {"ms": 800}}));
+    c.send(&json!({"jsonrpc": "2.0", "id": "s-1", "method": "tools/call", "params": params}));
     c.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "s-1"}}));
     assert_eq!(c.recv_within(Duration::from_millis(1500)), None, "a cancelled call got a response");
 }
