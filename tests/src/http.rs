@@ -29,6 +29,16 @@ impl Response {
         body
     }
 
+    /// The next line of the body as it is, without its line ending (SSE comments such as
+    /// `: keep-alive` included); `None` at the end of the body.
+    pub fn next_line(&mut self) -> Option<String> {
+        let mut line = String::new();
+        if self.body.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        Some(line.trim_end_matches(['\r', '\n']).to_owned())
+    }
+
     /// The next SSE event's `(id, data)`; `None` at the end of the stream.
     pub fn next_event(&mut self) -> Option<(Option<String>, String)> {
         let mut id = None;
@@ -71,19 +81,7 @@ pub fn request(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> std::io::Result<Response> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
-    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
-        let _ = write!(head, "Host: 127.0.0.1:{port}\r\n");
-    }
-    for (name, value) in headers {
-        let _ = write!(head, "{name}: {value}\r\n");
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes())?;
-    stream.write_all(body)?;
-    stream.flush()?;
+    let stream = send(port, method, path, headers, body)?;
     let mut reader = BufReader::new(stream);
     let mut status_line = String::new();
     reader.read_line(&mut status_line)?;
@@ -114,6 +112,26 @@ pub fn request(
         Box::new(reader)
     };
     Ok(Response { status, headers, body })
+}
+
+/// Writes one request to `127.0.0.1:<port>` (as [`request`] does) and returns the connection
+/// without reading anything: to read it by hand, or to drop it while the server is still
+/// working on the answer (a client that goes away).
+pub fn send(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> std::io::Result<TcpStream> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        let _ = write!(head, "Host: 127.0.0.1:{port}\r\n");
+    }
+    for (name, value) in headers {
+        let _ = write!(head, "{name}: {value}\r\n");
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    stream.flush()?;
+    Ok(stream)
 }
 
 /// `Transfer-Encoding: chunked`, decoded.
