@@ -269,13 +269,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// An HTTP error response: status, and a JSON-RPC error body (with the request's id when it
-/// is known) or none.
+/// An HTTP error response: status, and a JSON-RPC error body with the request's id, or
+/// without an `id` member when the refusal answers no JSON-RPC request (a method, a header,
+/// a body never read: MCP's schema makes `id` optional on errors, never `null`).
 fn refuse(status: StatusCode, id: Option<&RawValue>, code: i32, message: &str) -> Response {
-    let mut body = jsonrpc::failure(id, code, message);
+    let error = RpcError { code, message: message.to_owned(), data: None };
+    refuse_with(status, id, &error)
+}
+
+/// A body that is not JSON, or JSON-RPC whose id could not be read: `id: null`, as JSON-RPC
+/// 2.0 requires of such an answer.
+fn refuse_unreadable(code: i32, message: &str) -> Response {
+    let mut body = jsonrpc::failure(None, code, message);
     body.pop();
     let mut response = Response::new(Body::from(body));
-    *response.status_mut() = status;
+    *response.status_mut() = StatusCode::BAD_REQUEST;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
@@ -387,9 +395,10 @@ impl Endpoint {
         };
         // The ladder's JSON-RPC rungs: what the message is, and its id; then its era.
         let (id, is_request, initialize, modern) = match jsonrpc::parse(&bytes) {
-            Incoming::ParseError => return refuse(StatusCode::BAD_REQUEST, None, -32700, "Parse error"),
-            Incoming::Invalid { id, message } => {
-                return refuse(StatusCode::BAD_REQUEST, id.as_deref(), -32600, &message);
+            Incoming::ParseError => return refuse_unreadable(-32700, "Parse error"),
+            Incoming::Invalid { id: None, message } => return refuse_unreadable(-32600, &message),
+            Incoming::Invalid { id: Some(id), message } => {
+                return refuse(StatusCode::BAD_REQUEST, Some(&id), -32600, &message);
             }
             Incoming::Request { id, method, params } => {
                 let modern = match era_of(&parts.headers, &method, params) {
@@ -753,7 +762,10 @@ fn shown_header(sent: Option<Result<String, ()>>) -> String {
 
 /// An HTTP error response carrying a JSON-RPC error (its code, message and data).
 fn refuse_with(status: StatusCode, id: Option<&RawValue>, error: &RpcError) -> Response {
-    let mut body = jsonrpc::error(id, error);
+    let mut body = match id {
+        Some(id) => jsonrpc::error(Some(id), error),
+        None => jsonrpc::error_without_id(error),
+    };
     body.pop();
     let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;

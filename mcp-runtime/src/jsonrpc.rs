@@ -227,6 +227,17 @@ pub(crate) fn failure(id: Option<&RawValue>, code: i32, message: &str) -> Vec<u8
     line(&Failure { jsonrpc: "2.0", id, error: ErrorObject { code, message, data: None } })
 }
 
+/// An error that answers no request (no `id` member at all).
+pub(crate) fn error_without_id(error: &RpcError) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Unaddressed<'a> {
+        jsonrpc: &'static str,
+        error: ErrorObject<'a>,
+    }
+    let RpcError { code, message, data } = error;
+    line(&Unaddressed { jsonrpc: "2.0", error: ErrorObject { code: *code, message, data: data.as_ref() } })
+}
+
 /// The answer to a request that failed with `error`.
 pub(crate) fn error(id: Option<&RawValue>, error: &RpcError) -> Vec<u8> {
     let RpcError { code, message, data } = error;

@@ -66,6 +66,11 @@ fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
+/// A refusal that answers no JSON-RPC request: no `id` member (MCP's schema has `id?`).
+fn unaddressed(code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}})
+}
+
 #[test]
 fn initialize_mints_a_visible_ascii_session_id_and_answers_json() {
     let c = server(&[]);
@@ -98,9 +103,9 @@ fn the_ladder_answers_each_rung_with_its_status_code_and_id() {
 
     // Host and Origin (DNS rebinding): 403.
     let (status, _, body) = parts(post(port, &json_headers(&[("Host", "evil.example.com")]), ping));
-    assert_eq!((status, body), (403, rpc_error(&Value::Null, -32600, "Forbidden: Host not allowed")));
+    assert_eq!((status, body), (403, unaddressed(-32600, "Forbidden: Host not allowed")));
     let (status, _, body) = parts(post(port, &json_headers(&[("Origin", "http://evil.example.com")]), ping));
-    assert_eq!((status, body), (403, rpc_error(&Value::Null, -32600, "Forbidden: Origin not allowed")));
+    assert_eq!((status, body), (403, unaddressed(-32600, "Forbidden: Origin not allowed")));
     // A loopback origin on any port is fine.
     let mut h = json_headers(&[("Origin", "http://localhost:5173")]);
     h.push(("Mcp-Session-Id", &sid));
