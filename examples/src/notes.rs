@@ -487,6 +487,20 @@ mod tests {
         assert_eq!(closest("zzz", &names), None);
     }
 
+    /// A handler called directly, as a unit test calls it: a test context with the state
+    /// the server would have. A declared failure comes back as the `ToolError` the handler
+    /// built (the runtime fills in the declared hint later, on the wire).
+    #[tokio::test]
+    async fn read_note_handler_with_a_test_context() {
+        let tmp = TempDir::new("handler");
+        std::fs::write(tmp.0.join("ideas.md"), "fly").unwrap();
+        let ctx = Ctx::for_test().with_state(NotesDir::open(&tmp.0).unwrap());
+        assert_eq!(read_note::handler(&ctx, "ideas".into()).await.unwrap(), "fly");
+        let missing = read_note::handler(&ctx, "idea".into()).await.unwrap_err();
+        assert_eq!(missing.reason_str(), Some("no_such_note"));
+        assert!(missing.hint_str().is_some_and(|h| h.contains("\"ideas\"")), "{:?}", missing.hint_str());
+    }
+
     #[tokio::test]
     async fn write_read_search_list_delete() {
         let tmp = TempDir::new("roundtrip");

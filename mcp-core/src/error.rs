@@ -102,6 +102,13 @@ impl ToolError {
         }))
     }
 
+    /// The call stopped because the client cancelled it: return it from a handler that saw
+    /// `ctx.cancelled()` or `ctx.is_cancelled()`. The client is sent nothing for a cancelled
+    /// call, and the runtime records it at debug only, not as a failure.
+    pub fn cancelled() -> Self {
+        Self::new(ErrorCode::RequestCancelled, "The request was cancelled.").reason("cancelled").retryable(false)
+    }
+
     /// A failure built from a declared contract entry: its code, `when` as the message, its
     /// reason (locked), and `retryable` when declared. The recovery hint is filled in at the
     /// handler boundary unless the throw site sets one.
@@ -125,10 +132,23 @@ impl ToolError {
             Ok(tool_error) => *tool_error,
             Err(error) => {
                 let mut err = Self::new(classify(&*error), error.to_string());
+                if let Some((hint, retryable)) = io_advice(&*error) {
+                    err = err.hint(hint).retryable(retryable);
+                }
                 err.0.source = Some(error);
                 err
             }
         }
+    }
+
+    /// An I/O failure on `path`, said with the path: `` `notes/todo.md`: No such file or
+    /// directory (os error 2) ``, classified and advised like any `io::Error`. A bare `?` on
+    /// an `io::Error` cannot know which path failed (the error does not carry it), so its
+    /// message is the OS's text alone; use this where the path helps the caller and is
+    /// theirs to see.
+    pub fn io_at(path: impl AsRef<std::path::Path>, error: std::io::Error) -> Self {
+        let shown = format!("`{}`: {error}", path.as_ref().display());
+        Self::from_error(error).message(shown)
     }
 
     /// Replaces the message.
@@ -323,6 +343,32 @@ impl From<anyhow::Error> for ToolError {
     fn from(error: anyhow::Error) -> Self {
         Self::from_boxed(error.into())
     }
+}
+
+/// The recovery advice for an `io::Error` in a plain error's chain, by its kind: a hint, and
+/// whether retrying can help.
+fn io_advice(error: &(dyn StdError + 'static)) -> Option<(&'static str, bool)> {
+    let mut cur = Some(error);
+    while let Some(e) = cur {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind;
+            return match io.kind() {
+                ErrorKind::NotFound => Some((
+                    "Check the path or name: list what exists with the tool that lists it, then retry with one of those.",
+                    false,
+                )),
+                ErrorKind::PermissionDenied => {
+                    Some(("The server may not access this; do not retry with the same input.", false))
+                }
+                ErrorKind::Interrupted | ErrorKind::WouldBlock | ErrorKind::TimedOut => {
+                    Some(("Retry the call; the operation was interrupted.", true))
+                }
+                _ => None,
+            };
+        }
+        cur = e.source();
+    }
+    None
 }
 
 fn chain_text(error: &(dyn StdError + 'static)) -> String {

@@ -120,6 +120,60 @@ impl<R: Contract> FromCall for Ctx<R> {
 }
 
 impl<R: Contract> Ctx<R> {
+    /// A context for calling a handler directly in a unit test (`my_tool::handler(&ctx,
+    /// …)`): it belongs to no client, so logs go to stderr only and progress goes nowhere;
+    /// `era()` is legacy and the client declared nothing; register state with
+    /// [`Ctx::with_state`]. `ctx.fail(..)` builds the same `ToolError` as in a real call (the
+    /// contract's recovery hint is filled in later, by the runtime, not here).
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// struct Greeting(&'static str);
+    ///
+    /// /// Greets someone.
+    /// #[tool]
+    /// fn greet(ctx: &Ctx, name: String) -> Result<String, ToolError> {
+    ///     Ok(format!("{}, {name}", ctx.state::<Greeting>()?.0))
+    /// }
+    ///
+    /// let ctx = Ctx::for_test().with_state(Greeting("Hello"));
+    /// assert_eq!(greet::handler(&ctx, "Ada".into()).unwrap(), "Hello, Ada");
+    /// ```
+    pub fn for_test() -> Self {
+        Ctx::from_call(CallInfo {
+            tool: "for_test",
+            request_id: RequestId::generate(),
+            started: Instant::now(),
+            channel: Arc::new(Channel::new(None, None)),
+            client: Client::Legacy(Arc::default()),
+            state: Arc::default(),
+            progress: None,
+            cancel: Arc::default(),
+        })
+    }
+
+    /// Registers shared state on a context made by [`Ctx::for_test`], as
+    /// `ServerBuilder::state` does for a server.
+    ///
+    /// # Panics
+    ///
+    /// On the context of a real call, whose state is the server's and cannot change.
+    #[must_use]
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        let Some(state) = Arc::get_mut(&mut self.info.state) else {
+            panic!("Ctx::with_state is for contexts made by Ctx::for_test; register state with ServerBuilder::state");
+        };
+        state.insert(std::any::TypeId::of::<T>(), Box::new(value));
+        self
+    }
+
+    /// Marks a context made by [`Ctx::for_test`] as cancelled by the client, to test how a
+    /// handler ends then: `ctx.is_cancelled()` turns `true` and `ctx.cancelled()` resolves.
+    pub fn cancel_for_test(&self) {
+        self.info.cancel.cancel();
+    }
+
     /// A declared failure: the entry's code, its `when` as the message, its reason and its
     /// `retryable`. Refine it with the builder methods of [`ToolError`] (`.message(..)`,
     /// `.data(..)`, `.hint(..)`, `.retryable(..)`, `.with_source(..)`); the reason stays.

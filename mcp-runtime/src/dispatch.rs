@@ -51,7 +51,7 @@ pub(crate) async fn call(
         return unknown_tool(&tools, &req.name, strict, request_id);
     };
     let name = tool.spec.name;
-    let site = tool.site(shared.options.structured_errors);
+    let site = tool.site(&shared.options);
 
     if let Some(reason) = &tool.disabled {
         if strict {
@@ -91,7 +91,7 @@ pub(crate) async fn call(
         client: client.clone(),
         state: Arc::clone(&shared.state),
         progress: req.progress_token.map(Progress::new),
-        cancel,
+        cancel: Arc::clone(&cancel),
     };
     // The handler runs with its call marked current, so that its `tracing` events reach the
     // client and every record of the call carries the request id.
@@ -122,6 +122,11 @@ pub(crate) async fn call(
         }
         None => handler.await,
     };
+    if cancel.is_cancelled() {
+        // Nothing is sent for a cancelled call, and how its handler ended is no failure.
+        tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, "the call ended after the client cancelled it; nothing sent");
+        return Ok(CallToolResult::default());
+    }
     if let Some(since) = inline_since
         && since.elapsed() > BLOCKING
     {
@@ -215,7 +220,7 @@ fn unknown_tool(tools: &Tools, name: &str, strict: bool, request_id: RequestId) 
     }
     let err =
         ToolError::invalid_params(format!("Unknown tool: {shown}.")).reason("unknown_tool").retryable(false).hint(hint);
-    let site = Site { tool: &shown, contract: &[], structured: true };
+    let site = Site { tool: &shown, contract: &[], structured: true, causes: 0 };
     Ok(fail(site, err, request_id, Origin::Refusal, None))
 }
 
@@ -263,8 +268,8 @@ pub(crate) fn busy(shared: &Shared, name: &str) -> CallToolResult {
     let shown = display_name(name);
     let tools = shared.tools();
     let site = match tools.get(name) {
-        Some(tool) => tool.site(shared.options.structured_errors),
-        None => Site { tool: &shown, contract: &[], structured: true },
+        Some(tool) => tool.site(&shared.options),
+        None => Site { tool: &shown, contract: &[], structured: true, causes: 0 },
     };
     let err = ToolError::new(
         ErrorCode::RateLimited,

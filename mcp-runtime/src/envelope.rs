@@ -32,6 +32,8 @@ pub(crate) struct Site<'a> {
     /// against that schema even on `isError` results, and would replace the envelope with
     /// their complaint.
     pub(crate) structured: bool,
+    /// At most this many bytes of a plain error's cause chain go into its message (0: none).
+    pub(crate) causes: usize,
 }
 
 /// The caller's tool name, safe to show: control characters removed, cut at 128
@@ -56,12 +58,43 @@ pub(crate) fn fail(
     issues: Option<Value>,
 ) -> CallToolResult {
     let entry = if origin == Origin::Handler { error.fill_from_contract(site.contract) } else { None };
+    if site.causes > 0 && origin == Origin::Handler {
+        error = with_causes(error, site.causes);
+    }
     log(site.tool, &error, request_id, entry, origin);
     let mut result = render(&error, request_id, issues);
     if !site.structured {
         result.structured_content = None;
     }
     result
+}
+
+/// A plain error (its message is its source's own text, and it has no reason) with the rest
+/// of its cause chain appended, `: `-joined as `anyhow`'s `{:#}` shows it, cut at `cap` bytes.
+fn with_causes(error: ToolError, cap: usize) -> ToolError {
+    let Some(source) = std::error::Error::source(&error) else { return error };
+    if error.reason_str().is_some() || source.to_string() != error.message_str() {
+        return error;
+    }
+    let mut chain = String::new();
+    let mut cur = source.source();
+    while let Some(cause) = cur {
+        let _ = write!(chain, ": {cause}");
+        cur = cause.source();
+    }
+    if chain.is_empty() {
+        return error;
+    }
+    if chain.len() > cap {
+        let mut at = cap;
+        while !chain.is_char_boundary(at) {
+            at -= 1;
+        }
+        chain.truncate(at);
+        chain.push('…');
+    }
+    let message = format!("{}{chain}", error.message_str());
+    error.message(message)
 }
 
 fn log(tool: &str, error: &ToolError, request_id: RequestId, entry: Option<&ContractEntry>, origin: Origin) {

@@ -134,6 +134,8 @@ pub(crate) struct Options {
     pub(crate) default_timeout: Option<Duration>,
     pub(crate) strict_resolution: bool,
     pub(crate) structured_errors: bool,
+    /// Bytes of a plain error's cause chain sent in its message (0: none).
+    pub(crate) error_causes: usize,
     /// `ttlMs` and `cacheScope` of modern list results.
     pub(crate) cache_ttl_ms: u64,
     pub(crate) cache_scope: CacheScope,
@@ -153,6 +155,7 @@ impl Default for Options {
             default_timeout: None,
             strict_resolution: false,
             structured_errors: false,
+            error_causes: 0,
             cache_ttl_ms: 0,
             cache_scope: CacheScope::Private,
             http: HttpOptions::default(),
@@ -218,11 +221,12 @@ pub(crate) struct Registered {
 impl Registered {
     /// Where this tool's failures are rendered: with `structuredContent.error` unless the
     /// tool declares an `outputSchema` and the server keeps the spec's default.
-    pub(crate) fn site(&self, structured_errors: bool) -> crate::envelope::Site<'_> {
+    pub(crate) fn site(&self, options: &Options) -> crate::envelope::Site<'_> {
         crate::envelope::Site {
             tool: self.spec.name,
             contract: self.spec.contract,
-            structured: structured_errors || self.output_validator.is_none(),
+            structured: options.structured_errors || self.output_validator.is_none(),
+            causes: options.error_causes,
         }
     }
 }
@@ -443,6 +447,17 @@ impl ServerBuilder {
     /// `structuredContent.error`.
     pub fn structured_errors_always(mut self, on: bool) -> Self {
         self.options.structured_errors = on;
+        self
+    }
+
+    /// Sends the cause chain of plain errors to the client, after their message, `: `-joined
+    /// (as `anyhow`'s `{:#}` shows it) and cut at `max_bytes`: `parsing tasks.json as a task
+    /// list: EOF while parsing an object at line 2 column 0` instead of the first part
+    /// alone. Off by default, because causes can name what the caller should not see (paths,
+    /// hosts, queries); turn it on when your errors' causes are written for the caller.
+    /// Errors with a reason, and errors whose message the author wrote, are sent as they are.
+    pub fn error_causes(mut self, max_bytes: usize) -> Self {
+        self.options.error_causes = max_bytes;
         self
     }
 

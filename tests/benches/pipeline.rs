@@ -71,7 +71,7 @@ fn pipeline(c: &mut Criterion) {
 /// The error path's cost relative to a success, measured back to back.
 fn ratios(rt: &tokio::runtime::Runtime, server: &mcp_runtime::Server) {
     let per_call = |line: &str| -> f64 {
-        let mut conn = session(&rt, &server);
+        let mut conn = session(rt, server);
         rt.block_on(async {
             for _ in 0..2_000 {
                 conn.send(line).await;

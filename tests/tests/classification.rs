@@ -241,13 +241,15 @@ fn a_plain_error_is_classified_and_sends_only_its_display_text() {
     assert!(!line.contains("nonexistent-dir-for-mcp-tests") && !line.contains("secret-file"), "{line}");
     let mut result = resp["result"].clone();
     take_request_id(&mut result);
-    // The `Display` text of the OS error (Linux), NotFound → -32001.
+    // The `Display` text of the OS error (Linux), NotFound → -32001, and the advice of its
+    // kind: look up what exists; not retryable as it is.
     let message = "No such file or directory (os error 2)";
+    let hint = "Check the path or name: list what exists with the tool that lists it, then retry with one of those.";
     assert_eq!(
         result,
         envelope(
-            &format!("Error: {message}\n\n(request <RID>)"),
-            &json!({"code": -32001, "message": message, "data": {"requestId": "<RID>"}})
+            &format!("Error: {message}\n\nRecovery: {hint}\n\n(not retryable · request <RID>)"),
+            &json!({"code": -32001, "message": message, "data": {"retryable": false, "recovery": {"hint": hint}, "requestId": "<RID>"}})
         )
     );
     // A file that exists: its size, as `{"result": n}` (the output schema wraps a number).

@@ -102,12 +102,16 @@ fn cases() -> Vec<(Value, Value)> {
             ),
         ),
         // A plain `io::Error`: classified by kind (PermissionDenied → Forbidden), its
-        // `Display` text, nothing filled, data only the request id.
+        // `Display` text, and the advice of its kind (not retryable); no reason.
         (
             json!({"ids": ["a1"], "mode": "plain"}),
             envelope(
-                "Error: disk says no\n\n(request <RID>)",
-                &json!({"code": -32005, "message": "disk says no", "data": {"requestId": "<RID>"}}),
+                "Error: disk says no\n\nRecovery: The server may not access this; do not retry with the same input.\n\n(not retryable · request <RID>)",
+                &json!({"code": -32005, "message": "disk says no", "data": {
+                    "retryable": false,
+                    "recovery": {"hint": "The server may not access this; do not retry with the same input."},
+                    "requestId": "<RID>",
+                }}),
             ),
         ),
     ]
@@ -213,7 +217,10 @@ fn each_failure_is_logged_once_with_its_request_id() {
 fn the_plain_error_is_logged_with_its_source_chain_but_never_sent() {
     let mut c = server();
     let (result, rid) = fetch(&mut c, &json!({"ids": ["a1"], "mode": "plain"}));
-    assert_eq!(result["structuredContent"]["error"]["data"], json!({"requestId": "<RID>"}));
+    // The data: the advice of the error's kind and the request id; no source, no chain.
+    let data = &result["structuredContent"]["error"]["data"];
+    let keys: Vec<&str> = data.as_object().expect("data").keys().map(String::as_str).collect();
+    assert_eq!(keys, ["retryable", "recovery", "requestId"], "{data}");
     let line = log_line(&c, &["Error in tool:fetch_items: disk says no", &rid]);
     assert!(line.contains("chain=disk says no"), "{line}");
 }
