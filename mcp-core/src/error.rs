@@ -17,7 +17,8 @@ type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// Build one from a declared reason (`ctx.fail(Reason::X)`, or `ToolError::from(reason)` in
 /// a service that has no `ctx`), from a code (`ToolError::not_found("…")`), or from any
 /// plain error (`ToolError::from_error(e)`, or `?` on the error types listed under
-/// [`From`]), which is classified by its `source()` chain.
+/// [`From`]), which is classified by its `source()` chain. A `String` or `&'static str`
+/// becomes a plain failure (`InternalError`) with that message.
 ///
 /// The runtime turns it into the error envelope: the message, the recovery hint, the reason,
 /// retryability and the request id, in text and in `structuredContent.error`. Its `source`
@@ -296,6 +297,21 @@ impl<R: Contract> From<R> for ToolError {
     /// A declared failure raised without a `ctx`, e.g. in a service below the handler.
     fn from(reason: R) -> Self {
         Self::from_entry(reason.entry())
+    }
+}
+
+impl From<String> for ToolError {
+    /// A plain failure with this message (`InternalError`, as a plain error of unknown type
+    /// is classified): what a handler returning `Result<T, String>` fails with.
+    fn from(message: String) -> Self {
+        Self::new(ErrorCode::InternalError, message)
+    }
+}
+
+impl From<&'static str> for ToolError {
+    /// A plain failure with this message (`InternalError`), as for `String`.
+    fn from(message: &'static str) -> Self {
+        Self::new(ErrorCode::InternalError, message)
     }
 }
 

@@ -17,6 +17,9 @@ pub(crate) struct Tool<'a> {
     pub(crate) docs: Option<String>,
     pub(crate) params: Vec<Param<'a>>,
     pub(crate) ret: Ret,
+    /// A fn that is not `async` uses `.await` (outside `async` blocks): it needs `async`. The
+    /// fallback expansion adds it, so that rustc's E0728 does not follow the macro's error.
+    pub(crate) awaits_without_async: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -79,7 +82,38 @@ pub(crate) fn from_syn<'a>(cx: &Ctxt, args: proc_macro2::TokenStream, item: &'a 
         docs: crate::text::doc_text(&item.attrs),
         params,
         ret: ret(&item.sig.output),
+        awaits_without_async: item.sig.asyncness.is_none() && first_await(&item.block).is_some(),
     }
+}
+
+/// The span of the first `.await` in `block` that is not inside an `async` block, closure or
+/// fn (where `.await` is allowed without the tool fn being `async`).
+fn first_await(block: &syn::Block) -> Option<Span> {
+    fn scan(tokens: proc_macro2::TokenStream) -> Option<Span> {
+        use proc_macro2::{Delimiter, TokenTree};
+        let mut after_dot = false;
+        let mut in_async = false;
+        for tt in tokens {
+            match &tt {
+                // `async { .. }`, `async move { .. }`, `async fn f() { .. }`, `async || { .. }`:
+                // everything up to and including the next `{ .. }` is skipped.
+                TokenTree::Group(g) if in_async && g.delimiter() == Delimiter::Brace => in_async = false,
+                _ if in_async => {}
+                TokenTree::Ident(i) if i == "await" && after_dot => return Some(i.span()),
+                TokenTree::Ident(i) if i == "async" => in_async = true,
+                TokenTree::Group(g) => {
+                    if let Some(span) = scan(g.stream()) {
+                        return Some(span);
+                    }
+                }
+                _ => {}
+            }
+            after_dot = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '.');
+        }
+        None
+    }
+    let stmts = &block.stmts;
+    scan(quote::quote!(#(#stmts)*))
 }
 
 fn param<'a>(cx: &Ctxt, arg: &'a FnArg) -> Option<Param<'a>> {

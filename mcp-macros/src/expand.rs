@@ -30,14 +30,31 @@ pub(crate) fn reason_enum_ident(tool: &Tool<'_>) -> Ident {
 
 /// Everything `#[tool]` emits for a valid item.
 pub(crate) fn expand(tool: &Tool<'_>) -> TokenStream {
+    let context_check = context_check(tool);
     let public = public_items(tool, true);
     let private = private_items(tool);
     let unraised = unused_reason_warnings(tool);
     quote! {
+        #context_check
         #public
         #private
         #unraised
     }
+}
+
+/// With `#[errors]`, the context must be `Ctx<ReasonEnum>`: checked at the context's type,
+/// and emitted before the handler, so that this error comes before the one `ctx.fail(..)`
+/// then raises in the body.
+fn context_check(tool: &Tool<'_>) -> TokenStream {
+    let Some(ctx) = tool.params.iter().find(|p| p.kind == ParamKind::Context) else { return TokenStream::new() };
+    if tool.errors.is_empty() {
+        return TokenStream::new();
+    }
+    let krate = krate(tool);
+    let ty = &ctx.ty;
+    let reasons = reason_enum_ident(tool);
+    let check = quote_spanned!(syn::spanned::Spanned::span(ty)=> #krate::__private::context_of::<#ty, #reasons>());
+    quote!(const _: () = #check;)
 }
 
 /// The items a caller names: the tool value, its handler and its reason enum. Also emitted
@@ -50,6 +67,10 @@ pub(crate) fn public_items(tool: &Tool<'_>, valid: bool) -> TokenStream {
     let other_attrs = tool.kept_attrs.iter().filter(|a| !a.path().is_ident("doc"));
     let mut sig = item.sig.clone();
     sig.ident = Ident::new("handler", name.span());
+    if !valid && tool.awaits_without_async {
+        // Already reported at the fn: as `async`, the body adds no second error.
+        sig.asyncness = Some(syn::Token![async](sig.fn_token.span));
+    }
     for (input, param) in sig.inputs.iter_mut().zip(tool.params.iter().map(Some).chain(std::iter::repeat(None))) {
         if let (syn::FnArg::Typed(t), Some(p)) = (input, param) {
             t.attrs = p.kept_attrs.iter().map(|a| (*a).clone()).collect();
@@ -105,15 +126,27 @@ fn reason_enum(tool: &Tool<'_>, with_table: bool) -> TokenStream {
         " The failure reasons of tool `{}`, declared with `#[errors(...)]`. Pass one to `ctx.fail`.",
         tool_name(tool)
     );
-    let variants = entries.iter().map(|(e, reason, variant)| {
-        let doc = format!(" `{}`: {}", reason.value(), e.when.as_ref().map(LitStr::value).unwrap_or_default());
-        quote!(#[doc = #doc] #variant)
-    });
+    let mut variants: Vec<TokenStream> = entries
+        .iter()
+        .map(|(e, reason, variant)| {
+            let doc = format!(" `{}`: {}", reason.value(), e.when.as_ref().map(LitStr::value).unwrap_or_default());
+            quote!(#[doc = #doc] #variant)
+        })
+        .collect();
+    if !with_table {
+        variants.extend(crate::validate::undeclared_reasons(tool).into_iter().map(|(v, _)| quote!(#[doc(hidden)] #v)));
+    }
     let impls = if with_table {
         let vis = quote!(#vis);
         contract_impls(&krate, &vis, &enum_ident, entries.iter().map(|(e, reason, variant)| (variant, *reason, *e)))
     } else {
-        let as_str_arms = entries.iter().map(|(_, reason, variant)| quote!(Self::#variant => #reason));
+        // Reasons the handler names but does not declare (already reported) get a variant, so
+        // that the body adds no second error.
+        let undeclared = crate::validate::undeclared_reasons(tool);
+        let as_str_arms = entries
+            .iter()
+            .map(|(_, reason, variant)| quote!(Self::#variant => #reason))
+            .chain(undeclared.iter().map(|(variant, reason)| quote!(Self::#variant => #reason)));
         quote! {
             impl #enum_ident {
                 /// The reason string sent in `data.reason`.
@@ -200,6 +233,8 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
     let mut call_args = Vec::new();
     let mut fields = Vec::new();
     let mut bindings = Vec::new();
+    // Argument types checked for `Deserialize` one by one, at their own spans.
+    let mut checked: Vec<(&syn::Type, Span)> = Vec::new();
     for param in &tool.params {
         let ty_span = syn::spanned::Spanned::span(&param.ty);
         match param.kind {
@@ -216,6 +251,9 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
                 let ident = param.ident.clone().unwrap_or_else(|| Ident::new("__mcp_unnamed", Span::call_site()));
                 let ty = &param.ty;
                 let attrs = &param.field_attrs;
+                if !serde_reads_it_otherwise(&param.field_attrs) {
+                    checked.push((ty, ty_span));
+                }
                 fields.push(quote!(#(#attrs)* #ident: #ty));
                 bindings.push(ident.clone());
                 call_args.push(quote!(#ident));
@@ -234,10 +272,19 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
         let serde_crate = format!("{}::__private::serde", krate.to_string().replace(' ', ""));
         let schemars_crate = format!("{}::schemars", krate.to_string().replace(' ', ""));
         let deny = (!tool.attr.allow_unknown_args).then(|| quote!(#[serde(deny_unknown_fields)]));
+        // The `Deserialize` impl is bounded on each checked argument type, so that a type
+        // without `Deserialize` fails only its own check (at its type), not serde's generated
+        // code three times over.
+        let bound = checked
+            .iter()
+            .map(|(ty, _)| format!("{}: {serde_crate}::Deserialize<'de>", quote!(#ty)))
+            .collect::<Vec<_>>()
+            .join(", ");
         // No doc comment: it would only become a schema `description` that the runtime drops.
         let args_struct = quote! {
             #[derive(#p::serde::Deserialize, #krate::schemars::JsonSchema)]
             #[serde(crate = #serde_crate)]
+            #[serde(bound(deserialize = #bound))]
             #deny
             #[schemars(crate = #schemars_crate)]
             struct __McpArgs {
@@ -259,9 +306,41 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
         None => (quote!(_), quote!(#krate::Ctx)),
     };
     let parts_span = ctx.or(input).map_or_else(Span::call_site, |(_, span)| span);
-    let parts_call = quote_spanned!(parts_span=> __mcp_call.parts::<#ctx_ty, #args_ty>());
+    let parts_call = if fields.is_empty() || input.is_some() {
+        quote_spanned!(parts_span=> __mcp_call.parts::<#ctx_ty, #args_ty>())
+    } else {
+        // Each argument type is checked at its span; the arguments struct then goes through
+        // a probe that adds no second error when one of them failed.
+        let checks = checked.iter().map(|(ty, span)| quote_spanned!(*span=> (&&#p::ArgOf::<#ty>::new()).check();));
+        let parts = quote_spanned!(parts_span=> (&&#p::ArgsOf::<#args_ty>::new()).parts::<#ctx_ty>(__mcp_call));
+        quote!({
+            #[allow(unused_imports)]
+            use #p::{ArgKind as _, ArgsKind as _, NotAnArgKind as _, UndeserializableKind as _};
+            #(#checks)*
+            #parts
+        })
+    };
     let ctx = ctx.map(|(ty, span)| (quote!(#ty), span));
     Inputs { args_struct, input_spec, ctx_binding, args_pattern, parts_call, call_args, ctx }
+}
+
+/// Whether serde reads a field without its type's `Deserialize` (`with`, `deserialize_with`,
+/// `skip`, `skip_deserializing`): such a field's type is not checked.
+fn serde_reads_it_otherwise(attrs: &[&syn::Attribute]) -> bool {
+    const KEYS: &[&str] = &["with", "deserialize_with", "skip", "skip_deserializing"];
+    attrs.iter().filter(|a| a.path().is_ident("serde")).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|meta| {
+            found |= KEYS.iter().any(|k| meta.path.is_ident(k));
+            if meta.input.peek(syn::Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                let _: proc_macro2::Group = meta.input.parse()?;
+            }
+            Ok(())
+        });
+        found
+    })
 }
 
 fn private_items(tool: &Tool<'_>) -> TokenStream {
@@ -280,11 +359,16 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     let unwrap_result = tool.ret.is_result.then(|| {
         // `?`-like: the error converts into `ToolError` (plain errors are classified). Spanned
         // at the error type, which is what a failed conversion is about.
-        let into = quote_spanned!(tool.ret.err_span=> ::core::convert::Into::<#krate::ToolError>::into(error));
+        // A type without a conversion gets one error there, saying how to convert it.
+        let into = quote_spanned!(tool.ret.err_span=> (&&#p::ErrorOf::of(&error)).convert(error));
         quote! {
             let __mcp_out = match __mcp_out {
                 ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => return ::core::result::Result::Err(#into),
+                ::core::result::Result::Err(error) => {
+                    #[allow(unused_imports)]
+                    use #p::{IntoToolErrorKind as _, NotAToolErrorKind as _};
+                    return ::core::result::Result::Err(#into);
+                }
             };
         }
     });

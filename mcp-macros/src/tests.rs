@@ -202,8 +202,8 @@ fn signature_mistakes() {
             "`#[input]` marks a by-value parameter; take the input struct by value",
             "a `#[tool]` fn cannot be generic: its schemas are generated for concrete types",
             "a `#[tool]` fn cannot be `const`",
-            "a `#[tool]` fn takes at most one by-reference (context) parameter, `&Ctx<..>`",
-            "a `#[tool]` fn takes at most one by-reference (context) parameter, `&Ctx<..>`",
+            "a `#[tool]` fn takes at most one by-reference parameter, the context `&Ctx<..>`; take arguments by value (`path: String`)",
+            "a `#[tool]` fn takes at most one by-reference parameter, the context `&Ctx<..>`; take arguments by value (`path: String`)",
             "a tool with an `#[input]` struct takes no other arguments: move this field into the struct",
         ]
     );
@@ -338,4 +338,69 @@ fn errors_named_by_path_are_read() {
     let reasons: Vec<String> = model.errors.iter().filter_map(|e| e.reason.as_ref()).map(syn::LitStr::value).collect();
     assert_eq!(reasons, ["a", "b"]);
     assert_eq!(model.kept_attrs.len(), 2, "the doc comment and `#[inline]` stay on the handler");
+}
+
+#[test]
+fn borrowed_arguments_ask_for_owned_types() {
+    let errors = messages(
+        quote!(),
+        quote! {
+            /// Reads a file.
+            fn read_file(ctx: &Ctx, path: &str, ids: &[u32]) -> String { todo!() }
+        },
+    );
+    assert_eq!(
+        errors,
+        [
+            "a `#[tool]` argument is deserialized from the call's JSON, so the handler owns it: take `path: String`, not `&str`",
+            "a `#[tool]` argument is deserialized from the call's JSON, so the handler owns it: take `ids: Vec<u32>`, not `&[u32]`",
+        ]
+    );
+}
+
+#[test]
+fn await_needs_async_but_async_blocks_do_not() {
+    let errors = messages(
+        quote!(),
+        quote! {
+            /// Lists the tasks.
+            fn list_tasks() -> String { load().await }
+        },
+    );
+    assert_eq!(errors, ["`list_tasks` uses `.await`, so it must be `async`: write `async fn list_tasks`"]);
+    let errors = messages(
+        quote!(),
+        quote! {
+            /// Lists the tasks.
+            fn list_tasks() -> String {
+                let later = async move { load().await };
+                async fn inner() { load().await }
+                drop(later);
+                String::new()
+            }
+        },
+    );
+    assert_eq!(errors, Vec::<String>::new());
+}
+
+#[test]
+fn undeclared_reasons_list_the_declared_ones() {
+    let errors = messages(
+        quote!(),
+        quote! {
+            /// Creates a task.
+            #[errors(reason = "duplicate_title", code = Conflict, when = "A task with this title exists.", recovery = "Call list_tasks and pick another title.")]
+            fn create_task(ctx: &Ctx<CreateTaskError>) -> Result<(), ToolError> {
+                let _ = CreateTaskError::ENTRIES;
+                let _ = CreateTaskError::DuplicateTitle.as_str();
+                Err(ctx.fail(CreateTaskError::TooManyTasks))
+            }
+        },
+    );
+    assert_eq!(
+        errors,
+        [
+            "`CreateTaskError` has no reason `TooManyTasks`: tool `create_task` declares `DuplicateTitle` (`duplicate_title`); to raise `too_many_tasks`, declare it with `#[errors(reason = \"too_many_tasks\", code = .., when = \"..\", recovery = \"..\")]`"
+        ]
+    );
 }

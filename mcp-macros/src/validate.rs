@@ -66,11 +66,35 @@ fn signature(cx: &Ctxt, tool: &Tool<'_>) {
     if let Some(v) = &sig.variadic {
         cx.error_spanned_by(v, "a `#[tool]` fn cannot be variadic");
     }
-    let contexts: Vec<_> = tool.params.iter().filter(|p| p.kind == ParamKind::Context).collect();
+    if tool.awaits_without_async {
+        // At the fn, which is what changes; the `.await` itself is fine.
+        let fn_token = sig.fn_token;
+        let name = &sig.ident;
+        cx.error_spanned_by(
+            fn_token,
+            format!("`{name}` uses `.await`, so it must be `async`: write `async fn {name}`"),
+        );
+    }
+    // A borrowed argument (`&str`, `&[T]`) is the likely intent of a by-reference parameter
+    // that is not the context: arguments are deserialized, so they are owned.
+    let (borrowed_args, contexts): (Vec<_>, Vec<_>) =
+        tool.params.iter().filter(|p| p.kind == ParamKind::Context).partition(|p| owned_form(&p.ty).is_some());
+    for arg in borrowed_args {
+        let owned = owned_form(&arg.ty).unwrap_or_default();
+        let binding = arg.ident.as_ref().map(|i| format!("{i}: ")).unwrap_or_default();
+        let ty = &arg.original.ty;
+        let written = quote::quote!(#ty).to_string().replace("& ", "&").replace(" [", "[");
+        cx.error_spanned_by(
+            &arg.original.ty,
+            format!(
+                "a `#[tool]` argument is deserialized from the call's JSON, so the handler owns it: take `{binding}{owned}`, not `{written}`"
+            ),
+        );
+    }
     for extra in contexts.iter().skip(1) {
         cx.error_spanned_by(
             &extra.original.ty,
-            "a `#[tool]` fn takes at most one by-reference (context) parameter, `&Ctx<..>`",
+            "a `#[tool]` fn takes at most one by-reference parameter, the context `&Ctx<..>`; take arguments by value (`path: String`)",
         );
     }
     let inputs: Vec<_> = tool.params.iter().filter(|p| p.kind == ParamKind::Input).collect();
@@ -93,6 +117,19 @@ fn signature(cx: &Ctxt, tool: &Tool<'_>) {
                 "put `///`, `#[serde]` and `#[schemars]` on the `#[input]` struct's fields, not on the parameter",
             );
         }
+    }
+}
+
+/// The owned type to take instead of a borrowed argument type: `str` → `String`, `[T]` →
+/// `Vec<T>`. These are the types of `&str` and `&[T]`, which can never be a context.
+fn owned_form(referenced: &syn::Type) -> Option<String> {
+    match referenced {
+        syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => Some("String".to_owned()),
+        syn::Type::Slice(s) => {
+            let elem = &s.elem;
+            Some(format!("Vec<{}>", quote::quote!(#elem).to_string().replace(' ', "")))
+        }
+        _ => None,
     }
 }
 
@@ -196,6 +233,64 @@ fn errors(cx: &Ctxt, tool: &Tool<'_>) {
             variants.push((value, variant));
         }
     }
+    if variants.is_empty() {
+        return;
+    }
+    let enum_ident = crate::expand::reason_enum_ident(tool);
+    let declared =
+        variants.iter().map(|(reason, variant)| format!("`{variant}` (`{reason}`)")).collect::<Vec<_>>().join(", ");
+    for (ident, reason) in undeclared_reasons(tool) {
+        let name = ident.to_string();
+        let tool_name = tool_name(tool);
+        let message = match crate::text::did_you_mean(&name, variants.iter().map(|(_, v)| v.as_str())) {
+            Some(guess) => format!(
+                "`{enum_ident}` has no reason `{name}`; did you mean `{guess}`? tool `{tool_name}` declares {declared}"
+            ),
+            None => format!(
+                "`{enum_ident}` has no reason `{name}`: tool `{tool_name}` declares {declared}; to raise `{reason}`, declare it with `#[errors(reason = \"{reason}\", code = .., when = \"..\", recovery = \"..\")]`"
+            ),
+        };
+        cx.error_spanned_by(&ident, message);
+    }
+}
+
+/// `Reason::Variant` paths in the handler's body that name the tool's reason enum with a
+/// variant it does not declare (an `UpperCamelCase` name: associated items such as `as_str` or
+/// `ENTRIES` are left alone), each with its `snake_case` reason. Empty for a tool without
+/// `#[errors]`, whose reason enum does not exist.
+pub(crate) fn undeclared_reasons(tool: &Tool<'_>) -> Vec<(syn::Ident, String)> {
+    use proc_macro2::TokenTree;
+    fn scan(tokens: proc_macro2::TokenStream, enum_name: &str, declared: &[String], out: &mut Vec<syn::Ident>) {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tt) in tokens.iter().enumerate() {
+            match tt {
+                TokenTree::Group(g) => scan(g.stream(), enum_name, declared, out),
+                TokenTree::Ident(e) if *e == enum_name => {
+                    if let [TokenTree::Punct(c1), TokenTree::Punct(c2), TokenTree::Ident(v), ..] = &tokens[i + 1..]
+                        && c1.as_char() == ':'
+                        && c2.as_char() == ':'
+                        && v.to_string().starts_with(|c: char| c.is_ascii_uppercase())
+                        && v.to_string().chars().any(|c| c.is_ascii_lowercase())
+                        && !declared.contains(&v.to_string())
+                        && !out.iter().any(|o| o == v)
+                    {
+                        out.push(v.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if tool.errors.is_empty() {
+        return Vec::new();
+    }
+    let enum_name = crate::expand::reason_enum_ident(tool).to_string();
+    let declared: Vec<String> =
+        tool.errors.iter().filter_map(|e| e.reason.as_ref()).map(|r| pascal_case(&r.value())).collect();
+    let mut out = Vec::new();
+    let stmts = &tool.original.block.stmts;
+    scan(quote::quote!(#(#stmts)*), &enum_name, &declared, &mut out);
+    out.into_iter().map(|v| (v.clone(), snake_case(&v.to_string()))).collect()
 }
 
 /// `^[a-z][a-z0-9_]*$`.

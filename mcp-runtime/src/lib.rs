@@ -23,6 +23,7 @@
 
 mod args;
 mod channel;
+mod checks;
 mod client;
 mod connection;
 mod context;
@@ -65,6 +66,10 @@ pub mod prelude {
 /// Used by the code `#[tool]` generates. Not public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::checks::{
+        ArgKind, ArgOf, ArgsKind, ArgsOf, ContextOf, ErrorOf, IntoToolErrorKind, NotAToolErrorKind, NotAnArgKind,
+        ToolArgument, ToolFailure, UndeserializableKind, context_of,
+    };
     pub use crate::context::CallInfo;
     pub use crate::context::{Call, ContextContract, ContractOf, FromCall, NoArgs, NotAContext};
     pub use crate::output::{

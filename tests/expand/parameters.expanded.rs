@@ -41,6 +41,11 @@ impl add {
 }
 const _: () = {
     #[serde(crate = "::mcp_runtime::__private::serde")]
+    #[serde(
+        bound(
+            deserialize = "i64: ::mcp_runtime::__private::serde::Deserialize<'de>, Option < i64 >: ::mcp_runtime::__private::serde::Deserialize<'de>"
+        )
+    )]
     #[serde(deny_unknown_fields)]
     #[schemars(crate = "::mcp_runtime::schemars")]
     struct __McpArgs {
@@ -60,7 +65,11 @@ const _: () = {
     const _: () = {
         use ::mcp_runtime::__private::serde as _serde;
         #[automatically_derived]
-        impl<'de> _serde::Deserialize<'de> for __McpArgs {
+        impl<'de> _serde::Deserialize<'de> for __McpArgs
+        where
+            i64: ::mcp_runtime::__private::serde::Deserialize<'de>,
+            Option<i64>: ::mcp_runtime::__private::serde::Deserialize<'de>,
+        {
             fn deserialize<__D>(
                 __deserializer: __D,
             ) -> _serde::__private229::Result<Self, __D::Error>
@@ -161,12 +170,20 @@ const _: () = {
                     }
                 }
                 #[doc(hidden)]
-                struct __Visitor<'de> {
+                struct __Visitor<'de>
+                where
+                    i64: ::mcp_runtime::__private::serde::Deserialize<'de>,
+                    Option<i64>: ::mcp_runtime::__private::serde::Deserialize<'de>,
+                {
                     marker: _serde::__private229::PhantomData<__McpArgs>,
                     lifetime: _serde::__private229::PhantomData<&'de ()>,
                 }
                 #[automatically_derived]
-                impl<'de> _serde::de::Visitor<'de> for __Visitor<'de> {
+                impl<'de> _serde::de::Visitor<'de> for __Visitor<'de>
+                where
+                    i64: ::mcp_runtime::__private::serde::Deserialize<'de>,
+                    Option<i64>: ::mcp_runtime::__private::serde::Deserialize<'de>,
+                {
                     type Value = __McpArgs;
                     fn expecting(
                         &self,
@@ -467,8 +484,17 @@ const _: () = {
             use ::mcp_runtime::__private::{
                 ContentKind as _, StructuredKind as _, UnsupportedKind as _,
             };
-            let (_, __McpArgs { a, b }) = __mcp_call
-                .parts::<::mcp_runtime::Ctx, __McpArgs>()?;
+            let (_, __McpArgs { a, b }) = {
+                #[allow(unused_imports)]
+                use ::mcp_runtime::__private::{
+                    ArgKind as _, ArgsKind as _, NotAnArgKind as _,
+                    UndeserializableKind as _,
+                };
+                (&&::mcp_runtime::__private::ArgOf::<i64>::new()).check();
+                (&&::mcp_runtime::__private::ArgOf::<Option<i64>>::new()).check();
+                (&&::mcp_runtime::__private::ArgsOf::<__McpArgs>::new())
+                    .parts::<::mcp_runtime::Ctx>(__mcp_call)
+            }?;
             let __mcp_out = add::handler(a, b);
             (&&::mcp_runtime::__private::Kind::<String>::new()).finish(__mcp_out)
         })

@@ -1,4 +1,8 @@
 use mcp_runtime::prelude::*;
+const _: () = ::mcp_runtime::__private::context_of::<
+    Ctx<FetchItemError>,
+    FetchItemError,
+>();
 /// Fetches one item.
 #[allow(non_camel_case_types)]
 struct fetch_item;
@@ -150,6 +154,9 @@ impl ::mcp_runtime::Contract for FetchItemError {
 }
 const _: () = {
     #[serde(crate = "::mcp_runtime::__private::serde")]
+    #[serde(
+        bound(deserialize = "String: ::mcp_runtime::__private::serde::Deserialize<'de>")
+    )]
     #[serde(deny_unknown_fields)]
     #[schemars(crate = "::mcp_runtime::schemars")]
     struct __McpArgs {
@@ -165,7 +172,10 @@ const _: () = {
     const _: () = {
         use ::mcp_runtime::__private::serde as _serde;
         #[automatically_derived]
-        impl<'de> _serde::Deserialize<'de> for __McpArgs {
+        impl<'de> _serde::Deserialize<'de> for __McpArgs
+        where
+            String: ::mcp_runtime::__private::serde::Deserialize<'de>,
+        {
             fn deserialize<__D>(
                 __deserializer: __D,
             ) -> _serde::__private229::Result<Self, __D::Error>
@@ -262,12 +272,18 @@ const _: () = {
                     }
                 }
                 #[doc(hidden)]
-                struct __Visitor<'de> {
+                struct __Visitor<'de>
+                where
+                    String: ::mcp_runtime::__private::serde::Deserialize<'de>,
+                {
                     marker: _serde::__private229::PhantomData<__McpArgs>,
                     lifetime: _serde::__private229::PhantomData<&'de ()>,
                 }
                 #[automatically_derived]
-                impl<'de> _serde::de::Visitor<'de> for __Visitor<'de> {
+                impl<'de> _serde::de::Visitor<'de> for __Visitor<'de>
+                where
+                    String: ::mcp_runtime::__private::serde::Deserialize<'de>,
+                {
                     type Value = __McpArgs;
                     fn expecting(
                         &self,
@@ -454,14 +470,26 @@ const _: () = {
             use ::mcp_runtime::__private::{
                 ContentKind as _, StructuredKind as _, UnsupportedKind as _,
             };
-            let (__mcp_ctx, __McpArgs { id }) = __mcp_call
-                .parts::<Ctx<FetchItemError>, __McpArgs>()?;
+            let (__mcp_ctx, __McpArgs { id }) = {
+                #[allow(unused_imports)]
+                use ::mcp_runtime::__private::{
+                    ArgKind as _, ArgsKind as _, NotAnArgKind as _,
+                    UndeserializableKind as _,
+                };
+                (&&::mcp_runtime::__private::ArgOf::<String>::new()).check();
+                (&&::mcp_runtime::__private::ArgsOf::<__McpArgs>::new())
+                    .parts::<Ctx<FetchItemError>>(__mcp_call)
+            }?;
             let __mcp_out = fetch_item::handler(&__mcp_ctx, id).await;
             let __mcp_out = match __mcp_out {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::__private::{
+                        IntoToolErrorKind as _, NotAToolErrorKind as _,
+                    };
                     return ::core::result::Result::Err(
-                        ::core::convert::Into::<::mcp_runtime::ToolError>::into(error),
+                        (&&::mcp_runtime::__private::ErrorOf::of(&error)).convert(error),
                     );
                 }
             };

@@ -208,3 +208,33 @@ async fn a_panicking_policy_fails_the_call_like_a_panicking_handler() {
         })
     );
 }
+
+/// Halves an even number; an odd one is a plain `String` failure.
+#[tool]
+fn halve(n: i64) -> Result<i64, String> {
+    if n % 2 == 0 { Ok(n / 2) } else { Err(format!("{n} is odd")) }
+}
+
+/// Refuses, with a `&'static str` failure.
+#[tool]
+fn refuse() -> Result<String, &'static str> {
+    Err("not today")
+}
+
+#[tokio::test]
+async fn string_errors_are_plain_failures_with_their_message() {
+    let server = RuntimeServer::builder("strings", "1").tool(halve).tool(refuse).build().expect("the server builds");
+    assert_eq!(local(&server, "halve", json!({"n": 4})).await["structuredContent"], json!({"result": 2}));
+    // A plain failure (`InternalError`) with its message, no reason and no recovery. `halve`
+    // has an output schema, so its error envelope is text only.
+    let text = "Error: 3 is odd\n\n(request <RID>)";
+    let expected = json!({"content": [{"type": "text", "text": text}], "isError": true});
+    assert_eq!(normalised(local(&server, "halve", json!({"n": 3})).await), expected);
+    let text = "Error: not today\n\n(request <RID>)";
+    let expected = json!({
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": {"error": {"code": -32603, "message": "not today", "data": {"requestId": "<RID>"}}},
+        "isError": true,
+    });
+    assert_eq!(normalised(local(&server, "refuse", json!({})).await), expected);
+}
