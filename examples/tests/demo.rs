@@ -23,6 +23,8 @@ fn assert_session(stdout: &str) {
         "│ (reason no_such_note · not retryable · request ",
         "│ Error: Invalid arguments for tool write_note: text: missing required field, body: unknown key",
         "\"created\": true",
+        "\"supportedVersions\": [",
+        "\"resultType\": \"complete\"",
         "✓ every step got the expected answer",
     ] {
         assert!(stdout.contains(expected), "demo output lacks {expected:?}:\n{stdout}");

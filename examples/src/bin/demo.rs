@@ -7,7 +7,8 @@
 //! It writes a few notes into a fresh temporary directory, starts the notes server as a
 //! child process, and plays what a model would do: `initialize`, `tools/list`, successful
 //! calls, a call that fails with a recovery hint, the retry that follows the hint, a call
-//! with invalid arguments, and its corrected retry. Every message is printed (`→` sent,
+//! with invalid arguments, and its corrected retry; then, on the same process, the
+//! 2026-07-28 era (`server/discover`, a call carrying its own `_meta` envelope). Every message is printed (`→` sent,
 //! `←` received); error results are shown as the model reads them. The exit status is
 //! non-zero when any step does not get the kind of answer it expects.
 //!
@@ -134,6 +135,24 @@ fn run() -> Result<usize, String> {
     step(8, "the corrected retry");
     let fixed = json!({"name": "ideas", "text": "Try the ramen place on 5th street."});
     failed += call(&mut session, "write_note", fixed, None, &Expect::Success)?;
+
+    step(9, "the same process, the 2026-07-28 era: no handshake, the envelope rides on each request");
+    let envelope = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-demo", "version": env!("CARGO_PKG_VERSION")},
+    });
+    let discover = session.request("server/discover", json!({"_meta": envelope}))?;
+    match discover.pointer("/result/supportedVersions") {
+        Some(versions) if versions == &json!(["2026-07-28"]) => print_json(&discover["result"], 14),
+        _ => failed += unexpected(&discover, "a server/discover result listing 2026-07-28"),
+    }
+    let modern = session
+        .request("tools/call", json!({"name": "read_note", "arguments": {"name": "standup"}, "_meta": envelope}))?;
+    match modern.pointer("/result/resultType").and_then(Value::as_str) {
+        Some("complete") if modern.pointer("/result/isError").is_none() => print_json(&modern["result"], 14),
+        _ => failed += unexpected(&modern, "a complete 2026-07-28 tools/call result"),
+    }
 
     let written = std::fs::read_to_string(dir.0.join("ideas.md")).unwrap_or_default();
     if written == "Try the ramen place on 5th street." {
