@@ -189,6 +189,11 @@ impl Session {
                 if runs_alone(&method) && (method == "tools/call" || client.era() == Era::Modern) {
                     return self.start(id, &method, params, client, admit, seen);
                 }
+                if let Seen::Parked(Parked { registered: true, .. }) = seen {
+                    // Parked as if it would run alone (a 2025 `subscriptions/listen`): answered
+                    // here instead, so its id is free again.
+                    self.in_flight_map().remove(id.get());
+                }
                 let answer = match client.era() {
                     Era::Modern => self.modern(id, &method, params),
                     _ => self.legacy(id, &method, params, &client),

@@ -116,3 +116,31 @@ async fn beyond_the_in_flight_cap_calls_wait_while_answers_and_cancellations_sti
         .expect("serve returns after the EOF grace")
         .expect("no panic");
 }
+
+#[tokio::test]
+async fn a_parked_request_answered_at_once_frees_its_id() {
+    let (mut to, mut from, _task) = serve(16, 1 << 16);
+    send(&mut to, INIT).await;
+    assert_eq!(answer(&mut from).await["id"], 0);
+    // Congest the output (nobody reads): later requests are parked as lines.
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    for _ in 0..200 {
+        send(&mut to, list).await;
+    }
+    // Parked like a call (it would run alone in the 2026 era), answered at once in a 2025
+    // session: -32601. Its id must not stay in use.
+    send(&mut to, r#"{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{}}}"#).await;
+    send(&mut to, &call(2, "echo", json!({"text": "after"})).replace("\"id\":2", "\"id\":\"L\"")).await;
+    let mut seen = Vec::new();
+    loop {
+        let line = answer(&mut from).await;
+        if line["id"] == "L" {
+            seen.push(line);
+            if seen.len() == 2 {
+                break;
+            }
+        }
+    }
+    assert_eq!(seen[0]["error"]["code"], -32601, "{}", seen[0]);
+    assert_eq!(seen[1]["result"]["content"][0]["text"], "after", "the id is free again: {}", seen[1]);
+}
