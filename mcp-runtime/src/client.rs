@@ -180,46 +180,47 @@ pub(crate) enum Claim {
     Modern(Envelope),
 }
 
-/// Reads the era claim of a request's params. `-32602` for a malformed claim (a version that
-/// is not a string; a modern claim without a `clientCapabilities` object; a bad `logLevel`),
-/// `-32022` for a version this server does not serve.
-pub(crate) fn claim(params: Option<&RawValue>) -> Result<Claim, RpcError> {
+/// The envelope members of a request's `_meta`, each kept as raw JSON text.
+#[derive(Deserialize)]
+struct Meta<'a> {
+    #[serde(
+        default,
+        borrow,
+        rename = "io.modelcontextprotocol/protocolVersion",
+        deserialize_with = "jsonrpc::present"
+    )]
+    version: Option<&'a RawValue>,
+    #[serde(
+        default,
+        borrow,
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        deserialize_with = "jsonrpc::present"
+    )]
+    capabilities: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "io.modelcontextprotocol/clientInfo", deserialize_with = "jsonrpc::present")]
+    info: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "io.modelcontextprotocol/logLevel", deserialize_with = "jsonrpc::present")]
+    log_level: Option<&'a RawValue>,
+}
+
+/// A request's `_meta`, when its params are an object whose `_meta` is one.
+fn meta(params: Option<&RawValue>) -> Option<Meta<'_>> {
     #[derive(Deserialize)]
     struct Params<'a> {
         #[serde(default, borrow, rename = "_meta", deserialize_with = "jsonrpc::present")]
         meta: Option<&'a RawValue>,
     }
-    #[derive(Deserialize)]
-    struct Meta<'a> {
-        #[serde(
-            default,
-            borrow,
-            rename = "io.modelcontextprotocol/protocolVersion",
-            deserialize_with = "jsonrpc::present"
-        )]
-        version: Option<&'a RawValue>,
-        #[serde(
-            default,
-            borrow,
-            rename = "io.modelcontextprotocol/clientCapabilities",
-            deserialize_with = "jsonrpc::present"
-        )]
-        capabilities: Option<&'a RawValue>,
-        #[serde(default, borrow, rename = "io.modelcontextprotocol/clientInfo", deserialize_with = "jsonrpc::present")]
-        info: Option<&'a RawValue>,
-        #[serde(default, borrow, rename = "io.modelcontextprotocol/logLevel", deserialize_with = "jsonrpc::present")]
-        log_level: Option<&'a RawValue>,
-    }
-    let Some(params) = params.filter(|p| jsonrpc::is_object(p)) else { return Ok(Claim::None) };
-    let Ok(Params { meta: Some(meta) }) = serde_json::from_str::<Params<'_>>(params.get()) else {
-        return Ok(Claim::None);
-    };
-    if !jsonrpc::is_object(meta) {
-        return Ok(Claim::None);
-    }
-    let Ok(meta) = serde_json::from_str::<Meta<'_>>(meta.get()) else { return Ok(Claim::None) };
-    let Some(version) = meta.version else { return Ok(Claim::None) };
-    let version = serde_json::from_str::<String>(version.get()).map_err(|_| not_a_string())?;
+    let params = params.filter(|p| jsonrpc::is_object(p))?;
+    let meta = serde_json::from_str::<Params<'_>>(params.get()).ok()?.meta.filter(|m| jsonrpc::is_object(m))?;
+    serde_json::from_str(meta.get()).ok()
+}
+
+/// Reads the era claim of a request's params. `-32602` for a malformed claim (a version that
+/// is not a string; a modern claim without a `clientCapabilities` object; a bad `logLevel`),
+/// `-32022` for a version this server does not serve.
+pub(crate) fn claim(params: Option<&RawValue>) -> Result<Claim, RpcError> {
+    let Some(meta) = meta(params) else { return Ok(Claim::None) };
+    let Some(version) = version_of(&meta)? else { return Ok(Claim::None) };
     if LEGACY_VERSIONS.contains(&version.as_str()) {
         return Ok(Claim::Legacy);
     }
@@ -255,31 +256,11 @@ pub(crate) fn claim(params: Option<&RawValue>) -> Result<Claim, RpcError> {
 /// The protocol version a request's `_meta` names: `Ok(None)` when it names none, `Err` when
 /// it is not a string.
 pub(crate) fn claimed_version(params: Option<&RawValue>) -> Result<Option<String>, RpcError> {
-    #[derive(Deserialize)]
-    struct Params<'a> {
-        #[serde(default, borrow, rename = "_meta", deserialize_with = "jsonrpc::present")]
-        meta: Option<&'a RawValue>,
-    }
-    #[derive(Deserialize)]
-    struct Meta<'a> {
-        #[serde(
-            default,
-            borrow,
-            rename = "io.modelcontextprotocol/protocolVersion",
-            deserialize_with = "jsonrpc::present"
-        )]
-        version: Option<&'a RawValue>,
-    }
-    let meta = params
-        .filter(|p| jsonrpc::is_object(p))
-        .and_then(|p| serde_json::from_str::<Params<'_>>(p.get()).ok())
-        .and_then(|p| p.meta)
-        .filter(|m| jsonrpc::is_object(m))
-        .and_then(|m| serde_json::from_str::<Meta<'_>>(m.get()).ok());
-    match meta.and_then(|m| m.version) {
-        None => Ok(None),
-        Some(raw) => serde_json::from_str::<String>(raw.get()).map(Some).map_err(|_| not_a_string()),
-    }
+    meta(params).map_or(Ok(None), |meta| version_of(&meta))
+}
+
+fn version_of(meta: &Meta<'_>) -> Result<Option<String>, RpcError> {
+    meta.version.map(|raw| serde_json::from_str::<String>(raw.get()).map_err(|_| not_a_string())).transpose()
 }
 
 fn not_a_string() -> RpcError {

@@ -735,9 +735,18 @@ fn era_of(headers: &HeaderMap, method: &str, params: Option<&RawValue>) -> Resul
         _ => None,
     };
     if let Some(key) = named {
+        // Only `name` and `uri` are read; the arguments are skipped, not built into a tree.
+        #[derive(serde::Deserialize)]
+        struct Named<'a> {
+            #[serde(default, borrow, deserialize_with = "jsonrpc::present")]
+            name: Option<&'a RawValue>,
+            #[serde(default, borrow, deserialize_with = "jsonrpc::present")]
+            uri: Option<&'a RawValue>,
+        }
         let value = params
-            .and_then(|p| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(p.get()).ok())
-            .and_then(|p| p.get(key).and_then(|v| v.as_str().map(str::to_owned)));
+            .and_then(|p| serde_json::from_str::<Named<'_>>(p.get()).ok())
+            .and_then(|n| if key == "name" { n.name } else { n.uri })
+            .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
         match (crate::channel::mirror(headers, NAME_HEADER), value) {
             (Some(Ok(sent)), Some(value)) if sent == value => {}
             (_, None) => {}

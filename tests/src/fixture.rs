@@ -406,3 +406,19 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .policy(|req| (req.tool == "admin_reset").then(|| Refusal::because("requires an operator session")))
         .strict_resolution(strict)
 }
+
+/// The `notifications/message` lines the fixture tool `work` (1 step) sends at these levels,
+/// in order, with its `tracing` event at info.
+pub fn work_logs(levels: &[&str]) -> Vec<serde_json::Value> {
+    let message = |level: &str, logger: &str, data: serde_json::Value| serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": level, "logger": logger, "data": data}});
+    let mut out: Vec<_> =
+        levels.iter().map(|l| message(l, "work", serde_json::json!(format!("{l} from work")))).collect();
+    if levels.contains(&"info") {
+        out.push(message(
+            "info",
+            "mcp_tests::context_tools",
+            serde_json::json!({"message": "tracing event from work", "steps": 1}),
+        ));
+    }
+    out
+}

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use mcp_tests::client::Client;
+use mcp_tests::fixture::work_logs;
 use serde_json::{Value, json};
 
 fn server() -> Client {
@@ -27,22 +28,6 @@ fn exchange(c: &mut Client, method: &str, params: Value) -> (Vec<Value>, Value) 
         }
         before.push(msg);
     }
-}
-
-fn message(level: &str, logger: &str, data: Value) -> Value {
-    json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": level, "logger": logger, "data": data}})
-}
-
-fn work_logs(levels: &[&str]) -> Vec<Value> {
-    let mut out: Vec<Value> = levels.iter().map(|l| message(l, "work", json!(format!("{l} from work")))).collect();
-    if levels.contains(&"info") {
-        out.push(message(
-            "info",
-            "mcp_tests::context_tools",
-            json!({"message": "tracing event from work", "steps": 1}),
-        ));
-    }
-    out
 }
 
 #[test]

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use mcp_runtime::prelude::*;
 use mcp_tests::client::Client;
+use mcp_tests::fixture::work_logs;
 use mcp_tests::spec_schema::{Version, check_message};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
@@ -537,23 +538,6 @@ fn client_identity_never_leaks_across_eras() {
 }
 
 // ---- logging ----------------------------------------------------------------------------
-
-fn message(level: &str, logger: &str, data: Value) -> Value {
-    json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": level, "logger": logger, "data": data}})
-}
-
-/// What `work` (1 step) logs at these levels, in order, with its `tracing` event at info.
-fn work_logs(levels: &[&str]) -> Vec<Value> {
-    let mut out: Vec<Value> = levels.iter().map(|l| message(l, "work", json!(format!("{l} from work")))).collect();
-    if levels.contains(&"info") {
-        out.push(message(
-            "info",
-            "mcp_tests::context_tools",
-            json!({"message": "tracing event from work", "steps": 1}),
-        ));
-    }
-    out
-}
 
 const WORK: &str = "work";
 
