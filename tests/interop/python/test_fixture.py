@@ -572,21 +572,13 @@ async def connect_modern(
         await modern_posture_check(runner, exchanges)
 
 
-async def main_modern(server: str, http: bool, stateless: bool) -> int:
+async def run(label: str, body: Callable[[Runner, IO[str]], Awaitable[None]]) -> int:
+    """Runs one suite: its checks, then the server's stderr when any failed, then the tally."""
     runner = Runner()
-    transport = "http --stateless" if stateless else "http" if http else "stdio"
-    print(f"transport: {transport}, era: {MODERN}", flush=True)
+    print(f"transport: {label}", flush=True)
     with tempfile.TemporaryFile("w+") as errlog:
         try:
-            async with connect_modern(runner, server, {}, http, stateless, errlog) as (client, messages, pin):
-                await modern_checks(runner, client, messages, pin)
-                await default_session_checks(runner, client, modern=True)
-            for env, checks in (
-                ({"FIXTURE_STRICT_RESOLUTION": "1"}, strict_session_checks),
-                ({"FIXTURE_STRUCTURED_ERRORS": "always"}, structured_always_checks),
-            ):
-                async with connect_modern(runner, server, env, http, stateless, errlog) as (client, _, _):
-                    await checks(runner, client, modern=True)
+            await body(runner, errlog)
         except Exception as e:  # noqa: BLE001 - a broken session is one more failure
             runner.failed += 1
             print(f"FAIL session: {type(e).__name__}: {e}", flush=True)
@@ -597,30 +589,38 @@ async def main_modern(server: str, http: bool, stateless: bool) -> int:
             print(errlog.read()[-8000:])
     print(f"{runner.passed} passed, {runner.failed} failed", flush=True)
     return 1 if runner.failed else 0
+
+
+def transport_label(http: bool, stateless: bool) -> str:
+    return "http --stateless" if stateless else "http" if http else "stdio"
+
+
+async def main_modern(server: str, http: bool, stateless: bool) -> int:
+    async def body(runner: Runner, errlog: IO[str]) -> None:
+        async with connect_modern(runner, server, {}, http, stateless, errlog) as (client, messages, pin):
+            await modern_checks(runner, client, messages, pin)
+            await default_session_checks(runner, client, modern=True)
+        for env, checks in (
+            ({"FIXTURE_STRICT_RESOLUTION": "1"}, strict_session_checks),
+            ({"FIXTURE_STRUCTURED_ERRORS": "always"}, structured_always_checks),
+        ):
+            async with connect_modern(runner, server, env, http, stateless, errlog) as (client, _, _):
+                await checks(runner, client, modern=True)
+
+    return await run(f"{transport_label(http, stateless)}, era: {MODERN}", body)
 
 
 async def main(server: str, http: bool, stateless: bool) -> int:
-    runner = Runner()
-    print(f"transport: {'http --stateless' if stateless else 'http' if http else 'stdio'}", flush=True)
-    with tempfile.TemporaryFile("w+") as errlog:
-        try:
-            for env, checks in (
-                ({}, default_session_checks),
-                ({"FIXTURE_STRICT_RESOLUTION": "1"}, strict_session_checks),
-                ({"FIXTURE_STRUCTURED_ERRORS": "always"}, structured_always_checks),
-            ):
-                async with connect(runner, server, env, http, stateless, errlog) as session:
-                    await checks(runner, session)
-        except Exception as e:  # noqa: BLE001 - a broken session is one more failure
-            runner.failed += 1
-            print(f"FAIL session: {type(e).__name__}: {e}", flush=True)
-            traceback.print_exc(file=sys.stdout)
-        if runner.failed:
-            errlog.seek(0)
-            print("--- server stderr ---")
-            print(errlog.read()[-8000:])
-    print(f"{runner.passed} passed, {runner.failed} failed", flush=True)
-    return 1 if runner.failed else 0
+    async def body(runner: Runner, errlog: IO[str]) -> None:
+        for env, checks in (
+            ({}, default_session_checks),
+            ({"FIXTURE_STRICT_RESOLUTION": "1"}, strict_session_checks),
+            ({"FIXTURE_STRUCTURED_ERRORS": "always"}, structured_always_checks),
+        ):
+            async with connect(runner, server, env, http, stateless, errlog) as session:
+                await checks(runner, session)
+
+    return await run(transport_label(http, stateless), body)
 
 
 if __name__ == "__main__":
