@@ -9,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+# A clean CI clone builds once: incremental caches would only take disk.
+if [ "${CI:-}" = true ]; then export CARGO_INCREMENTAL=0; fi
 
 CARGO_EXPAND_VERSION=1.0.127
 PY_MCP_VERSION=2.3.0
