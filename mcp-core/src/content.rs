@@ -277,3 +277,47 @@ impl IntoContents for CallToolResult {
         self
     }
 }
+
+/// One message of a prompt: who says it, and one content block.
+///
+/// ```
+/// use mcp_core::{Content, PromptMessage};
+///
+/// let message = PromptMessage::user("Summarize the note below.");
+/// assert_eq!(
+///     serde_json::to_value(&message).unwrap(),
+///     serde_json::json!({"role": "user", "content": {"type": "text", "text": "Summarize the note below."}})
+/// );
+/// let _ = PromptMessage::assistant(Content::text("Here is the summary:"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PromptMessage {
+    /// `user` or `assistant`.
+    pub role: Role,
+    /// The message's content block.
+    pub content: Content,
+}
+
+impl PromptMessage {
+    /// A message from the user: text (`&str`, `String`) or any [`Content`] block.
+    pub fn user(content: impl Into<Content>) -> Self {
+        PromptMessage { role: Role::User, content: content.into() }
+    }
+
+    /// A message from the assistant.
+    pub fn assistant(content: impl Into<Content>) -> Self {
+        PromptMessage { role: Role::Assistant, content: content.into() }
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Self {
+        Content::text(text)
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Self {
+        Content::text(text)
+    }
+}

@@ -10,7 +10,7 @@ mod error;
 mod tool;
 
 pub use code::ErrorCode;
-pub use content::{Annotations, CallToolResult, Content, IntoContents, ResourceContents, Role};
+pub use content::{Annotations, CallToolResult, Content, IntoContents, PromptMessage, ResourceContents, Role};
 pub use contract::{Contract, ContractEntry, NoReasons, Severity};
 pub use error::{ToolError, classify};
 pub use tool::{Icon, ToolAnnotations};

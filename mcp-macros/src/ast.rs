@@ -5,7 +5,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, Ident, ItemFn, Pat, Type};
 
-use crate::attr::{self, ErrorsAttr, ToolAttr};
+use crate::attr::{self, ErrorsAttr, Kind, ToolAttr};
 use crate::ctxt::Ctxt;
 
 pub(crate) struct Tool<'a> {
@@ -60,15 +60,16 @@ pub(crate) struct Ret {
     pub(crate) err_span: Span,
 }
 
-pub(crate) fn from_syn<'a>(cx: &Ctxt, args: proc_macro2::TokenStream, item: &'a ItemFn) -> Tool<'a> {
-    let attr = attr::parse_tool_attr(cx, args);
+pub(crate) fn from_syn<'a>(cx: &Ctxt, kind: Kind, args: proc_macro2::TokenStream, item: &'a ItemFn) -> Tool<'a> {
+    let attr = attr::parse_tool_attr(cx, kind, args);
     let mut errors = Vec::new();
     let mut kept_attrs = Vec::new();
     for a in &item.attrs {
         if attr::is_attr(a, "errors") {
             errors.push(attr::parse_errors_attr(cx, a));
-        } else if attr::is_attr(a, "tool") {
-            cx.error_spanned_by(a, "`#[tool]` is applied twice; keep one and merge their keys");
+        } else if attr::is_attr(a, kind.name()) {
+            let name = kind.name();
+            cx.error_spanned_by(a, format!("`#[{name}]` is applied twice; keep one and merge their keys"));
         } else {
             kept_attrs.push(a);
         }

@@ -19,6 +19,52 @@ pub(crate) fn is_attr(attr: &syn::Attribute, name: &str) -> bool {
     attr.path().segments.last().is_some_and(|s| s.ident == name)
 }
 
+/// Which attribute a fn carries: they share the pipeline, and differ in keys and output.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Kind {
+    #[default]
+    Tool,
+    Resource,
+    Prompt,
+}
+
+impl Kind {
+    /// The attribute's name: `tool`, `resource`, `prompt`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Resource => "resource",
+            Kind::Prompt => "prompt",
+        }
+    }
+
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            Kind::Tool => TOOL_KEYS,
+            Kind::Resource => RESOURCE_KEYS,
+            Kind::Prompt => PROMPT_KEYS,
+        }
+    }
+}
+
+/// Keys of `#[resource(...)]`.
+pub(crate) const RESOURCE_KEYS: &[&str] = &[
+    "uri",
+    "uri_template",
+    "name",
+    "title",
+    "description",
+    "mime_type",
+    "size",
+    "icons",
+    "list",
+    "complete",
+    "contract",
+    "crate",
+];
+/// Keys of `#[prompt(...)]`.
+pub(crate) const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icons", "complete", "contract", "crate"];
+
 /// Keys of `#[tool(...)]`.
 pub(crate) const TOOL_KEYS: &[&str] = &[
     "name",
@@ -38,9 +84,19 @@ const ICON_KEYS: &[&str] = &["src", "mime_type", "sizes", "theme"];
 /// Keys of `#[errors(...)]`; the first four are required.
 pub(crate) const ERRORS_KEYS: &[&str] = &["reason", "code", "when", "recovery", "retryable", "severity", "thrown_by"];
 
-/// `#[tool(...)]`.
+/// `#[tool(...)]`, `#[resource(...)]` or `#[prompt(...)]`.
 #[derive(Default)]
 pub(crate) struct ToolAttr {
+    pub(crate) kind: Kind,
+    /// `#[resource]`: the fixed URI, or the template.
+    pub(crate) uri: Option<LitStr>,
+    pub(crate) uri_template: Option<LitStr>,
+    pub(crate) mime_type: Option<LitStr>,
+    pub(crate) size: Option<LitInt>,
+    /// `list = fn`: a template's instances.
+    pub(crate) list: Option<Path>,
+    /// `complete(arg = fn, ..)`.
+    pub(crate) complete: Vec<(Ident, Path)>,
     pub(crate) name: Option<LitStr>,
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
@@ -211,13 +267,13 @@ fn expect_list(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str, example: &str) 
     Ok(false)
 }
 
-pub(crate) fn parse_tool_attr(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> ToolAttr {
-    let mut attr = ToolAttr::default();
-    let mut seen = Seen::new(cx, "tool");
+pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenStream) -> ToolAttr {
+    let mut attr = ToolAttr { kind, ..ToolAttr::default() };
+    let mut seen = Seen::new(cx, kind.name());
     let parser = syn::meta::parser(|meta| {
         let (key, span) = key_of(&meta);
-        if !TOOL_KEYS.contains(&key.as_str()) {
-            unknown_key(cx, "tool", &key, span, TOOL_KEYS);
+        if !kind.keys().contains(&key.as_str()) {
+            unknown_key(cx, kind.name(), &key, span, kind.keys());
             return skip_value(&meta);
         }
         if !seen.first(&key, span) {
@@ -258,6 +314,27 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> To
                 };
             }
             "contract" => attr.contract = path_value(cx, &meta, "contract", "contract = MyErrors")?,
+            "uri" => attr.uri = str_value(cx, &meta, "uri", "uri = \"notes://index\"")?,
+            "uri_template" => {
+                attr.uri_template = str_value(cx, &meta, "uri_template", "uri_template = \"notes://{name}\"")?;
+            }
+            "mime_type" => attr.mime_type = str_value(cx, &meta, "mime_type", "mime_type = \"text/markdown\"")?,
+            "size" => {
+                attr.size = match value(cx, &meta, "size", "size = 1024")? {
+                    Some(Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. })) => Some(i),
+                    Some(other) => {
+                        cx.error_spanned_by(other, "`size` takes a whole number of bytes: `size = 1024`");
+                        None
+                    }
+                    None => None,
+                };
+            }
+            "list" => attr.list = path_value(cx, &meta, "list", "list = list_notes")?,
+            "complete" => {
+                if expect_list(cx, &meta, "complete", "complete(name = note_names)")? {
+                    parse_complete(cx, &meta, &mut attr.complete)?;
+                }
+            }
             "crate" => attr.krate = path_value(cx, &meta, "crate", "crate = my_runtime")?,
             "annotations" => {
                 if expect_list(cx, &meta, "annotations", "annotations(read_only_hint = true)")? {
@@ -276,7 +353,7 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> To
                     attr.meta = parse_meta_pairs(cx, &content)?;
                 }
             }
-            _ => unreachable!("every key of TOOL_KEYS is handled"),
+            _ => unreachable!("every key of the kind's keys is handled"),
         }
         Ok(())
     });
@@ -284,6 +361,20 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> To
         cx.syn_error(e);
     }
     attr
+}
+
+/// `complete(arg = fn, ..)`.
+fn parse_complete(cx: &Ctxt, meta: &ParseNestedMeta<'_>, into: &mut Vec<(Ident, Path)>) -> syn::Result<()> {
+    meta.parse_nested_meta(|inner| {
+        let Some(arg) = inner.path.get_ident().cloned() else {
+            cx.error_spanned_by(&inner.path, "name one parameter: `complete(name = note_names)`");
+            return skip_value(&inner);
+        };
+        if let Some(path) = path_value(cx, &inner, &arg.to_string(), "complete(name = note_names)")? {
+            into.push((arg, path));
+        }
+        Ok(())
+    })
 }
 
 fn parse_annotations(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Annotations> {

@@ -13,7 +13,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::{Ident, LitStr};
 
 use crate::ast::{ParamKind, Tool};
-use crate::attr::{CodeValue, ErrorsAttr};
+use crate::attr::{CodeValue, ErrorsAttr, Kind};
 use crate::text::pascal_case;
 use crate::validate::tool_name;
 
@@ -32,7 +32,10 @@ pub(crate) fn reason_enum_ident(tool: &Tool<'_>) -> Ident {
 pub(crate) fn expand(tool: &Tool<'_>) -> TokenStream {
     let context_check = context_check(tool);
     let public = public_items(tool, true);
-    let private = private_items(tool);
+    let private = match tool.attr.kind {
+        Kind::Tool => private_items(tool),
+        Kind::Resource | Kind::Prompt => crate::family::items(tool),
+    };
     let unraised = unused_reason_warnings(tool);
     quote! {
         #context_check
@@ -356,46 +359,14 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     let blocking = tool.original.sig.asyncness.is_none();
     let ok = &tool.ret.ok;
     let ret_span = tool.ret.span;
-    let unwrap_result = tool.ret.is_result.then(|| {
-        // `?`-like: the error converts into `ToolError` (plain errors are classified). Spanned
-        // at the error type, which is what a failed conversion is about.
-        // A type without a conversion gets one error there, saying how to convert it.
-        let into = quote_spanned!(tool.ret.err_span=> (&&#p::ErrorOf::of(&error)).convert(error));
-        quote! {
-            let __mcp_out = match __mcp_out {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => {
-                    #[allow(unused_imports)]
-                    use #p::{IntoToolErrorKind as _, NotAToolErrorKind as _};
-                    return ::core::result::Result::Err(#into);
-                }
-            };
-        }
-    });
+    let unwrap_result = unwrap_result(tool, &krate);
     // The return type picks plain content or structured output (see the runtime's `output`
     // module); a type that is neither is an error at the return type.
     let output_schema = quote_spanned!(ret_span=> (&&#p::Kind::<#ok>::new()).output_schema(g));
     let finish = quote_spanned!(ret_span=> (&&#p::Kind::<#ok>::new()).finish(__mcp_out));
 
     let metadata = metadata(tool, &krate);
-    // The contract table: the tool's own `#[errors]`, else `contract = X`, else the one its
-    // context names (`&Ctx<X>`). With both `contract = X` and a context, they must agree.
-    let probe_traits = quote!(#[allow(unused_imports)] use #p::{ContextContract as _, NotAContext as _};);
-    let contract = if tool.errors.is_empty() {
-        match (&tool.attr.contract, &ctx) {
-            (Some(path), Some((ty, _))) => {
-                // Spanned at the path: a context of another contract is an error there.
-                let check = quote_spanned!(syn::spanned::Spanned::span(path)=> (&&#p::ContractOf::<#ty>::new()).check::<#path>());
-                quote!({ #probe_traits #check; <#path as #krate::Contract>::ENTRIES })
-            }
-            (Some(path), None) => quote!(<#path as #krate::Contract>::ENTRIES),
-            (None, Some((ty, _))) => quote!({ #probe_traits (&&#p::ContractOf::<#ty>::new()).entries() }),
-            (None, None) => quote!(&[]),
-        }
-    } else {
-        let e = reason_enum_ident(tool);
-        quote!(<#e as #krate::Contract>::ENTRIES)
-    };
+    let contract = contract(tool, &krate, ctx.as_ref().map(|(ty, _)| ty));
     let allow_unknown = tool.attr.allow_unknown_args;
     let needs_session = tool.attr.needs_session;
 
@@ -444,6 +415,48 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     }
 }
 
+/// The contract table: the item's own `#[errors]`, else `contract = X`, else the one its
+/// context names (`&Ctx<X>`). With both `contract = X` and a context, they must agree.
+pub(crate) fn contract(tool: &Tool<'_>, krate: &TokenStream, ctx: Option<&TokenStream>) -> TokenStream {
+    let p = quote!(#krate::__private);
+    let probe_traits = quote!(#[allow(unused_imports)] use #p::{ContextContract as _, NotAContext as _};);
+    if tool.errors.is_empty() {
+        match (&tool.attr.contract, ctx) {
+            (Some(path), Some(ty)) => {
+                // Spanned at the path: a context of another contract is an error there.
+                let check = quote_spanned!(syn::spanned::Spanned::span(path)=> (&&#p::ContractOf::<#ty>::new()).check::<#path>());
+                quote!({ #probe_traits #check; <#path as #krate::Contract>::ENTRIES })
+            }
+            (Some(path), None) => quote!(<#path as #krate::Contract>::ENTRIES),
+            (None, Some(ty)) => quote!({ #probe_traits (&&#p::ContractOf::<#ty>::new()).entries() }),
+            (None, None) => quote!(&[]),
+        }
+    } else {
+        let e = reason_enum_ident(tool);
+        quote!(<#e as #krate::Contract>::ENTRIES)
+    }
+}
+
+/// The `match` that turns a handler's `Err` into a `ToolError` (`?`-like: plain errors are
+/// classified), spanned at the error type; nothing for a handler without `Result`.
+pub(crate) fn unwrap_result(tool: &Tool<'_>, krate: &TokenStream) -> Option<TokenStream> {
+    let p = quote!(#krate::__private);
+    tool.ret.is_result.then(|| {
+        // A type without a conversion gets one error there, saying how to convert it.
+        let into = quote_spanned!(tool.ret.err_span=> (&&#p::ErrorOf::of(&error)).convert(error));
+        quote! {
+            let __mcp_out = match __mcp_out {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => {
+                    #[allow(unused_imports)]
+                    use #p::{IntoToolErrorKind as _, NotAToolErrorKind as _};
+                    return ::core::result::Result::Err(#into);
+                }
+            };
+        }
+    })
+}
+
 /// One `ContractEntry { .. }` of the static contract table.
 pub(crate) fn entry_tokens(krate: &TokenStream, reason: &LitStr, e: &ErrorsAttr) -> TokenStream {
     let code = match &e.code {
@@ -488,12 +501,12 @@ fn severity_tokens(krate: &TokenStream, severity: Option<&str>) -> TokenStream {
 }
 
 /// `Some(value)` or `None`, by absolute path.
-fn option(value: Option<impl ToTokens>) -> TokenStream {
+pub(crate) fn option(value: Option<impl ToTokens>) -> TokenStream {
     value.map_or_else(|| quote!(::core::option::Option::None), |value| quote!(::core::option::Option::Some(#value)))
 }
 
 /// An owned `String` from a literal.
-fn string(s: &LitStr) -> TokenStream {
+pub(crate) fn string(s: &LitStr) -> TokenStream {
     quote!(::std::borrow::ToOwned::to_owned(#s))
 }
 
@@ -518,7 +531,23 @@ fn metadata(tool: &Tool<'_>, krate: &TokenStream) -> TokenStream {
             }
         }
     }));
-    let icons = attr.icons.iter().map(|i| {
+    let icons = icons(tool, krate);
+    let value = quote!(#krate::__private::Value);
+    let meta = attr.meta.iter().map(|(k, v)| quote!((#k, <#value as ::core::convert::From<_>>::from(#v))));
+    let timeout = option(attr.timeout_ms.as_ref());
+    quote! {
+        title: #title,
+        description: #description,
+        annotations: #annotations,
+        icons: #icons,
+        meta: ::std::vec![#(#meta),*],
+        timeout_ms: #timeout,
+    }
+}
+
+/// `icons(...)` as a `Vec<Icon>` expression.
+pub(crate) fn icons(tool: &Tool<'_>, krate: &TokenStream) -> TokenStream {
+    let icons = tool.attr.icons.iter().map(|i| {
         let src = i.src.as_ref().map(string);
         let mime = option(i.mime_type.as_ref().map(string));
         let sizes = option(i.sizes.as_ref().map(|s| {
@@ -529,17 +558,7 @@ fn metadata(tool: &Tool<'_>, krate: &TokenStream) -> TokenStream {
         let theme = option(i.theme.as_ref().map(string));
         quote!(#krate::Icon { src: #src, mime_type: #mime, sizes: #sizes, theme: #theme })
     });
-    let value = quote!(#krate::__private::Value);
-    let meta = attr.meta.iter().map(|(k, v)| quote!((#k, <#value as ::core::convert::From<_>>::from(#v))));
-    let timeout = option(attr.timeout_ms.as_ref());
-    quote! {
-        title: #title,
-        description: #description,
-        annotations: #annotations,
-        icons: ::std::vec![#(#icons),*],
-        meta: ::std::vec![#(#meta),*],
-        timeout_ms: #timeout,
-    }
+    quote!(::std::vec![#(#icons),*])
 }
 
 /// A declared reason the handler never names (neither `Reason::Variant` nor `"reason"`)

@@ -6,6 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ast::Tool;
+use crate::attr::Kind;
 use crate::expand::{krate, public_items};
 
 pub(crate) fn fallback(tool: &Tool<'_>, errors: &syn::Error) -> TokenStream {
@@ -25,12 +26,18 @@ pub(crate) fn fallback(tool: &Tool<'_>, errors: &syn::Error) -> TokenStream {
     let public = public_items(tool, false);
     let krate = krate(tool);
     let name = &tool.original.sig.ident;
+    let (def, spec) = match tool.attr.kind {
+        Kind::Tool => (quote!(ToolDef), quote!(ToolSpec)),
+        Kind::Resource => (quote!(ResourceDef), quote!(ResourceSpec)),
+        Kind::Prompt => (quote!(PromptDef), quote!(PromptSpec)),
+    };
+    let message = format!("this {} did not compile", tool.attr.kind.name());
     quote! {
         #public
         #errors
-        impl #krate::__private::ToolDef for #name {
-            fn spec() -> #krate::__private::ToolSpec {
-                ::core::unreachable!("this tool did not compile")
+        impl #krate::__private::#def for #name {
+            fn spec() -> #krate::__private::#spec {
+                ::core::unreachable!(#message)
             }
         }
     }

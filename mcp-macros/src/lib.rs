@@ -14,6 +14,7 @@ mod contract;
 mod ctxt;
 mod expand;
 mod fallback;
+mod family;
 mod text;
 mod validate;
 
@@ -24,24 +25,46 @@ use proc_macro::TokenStream;
 use proc_macro2::Span;
 use quote::quote;
 
+use crate::attr::Kind;
+
 /// Turns a fn into an MCP tool: see `mcp_runtime`'s crate documentation for the keys.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    tool_impl(args.into(), input.into()).into()
+    item_impl(Kind::Tool, args.into(), input.into()).into()
 }
 
+/// Turns a fn into an MCP resource, at a URI or a URI template whose variables are the fn's
+/// parameters: see `mcp_runtime`'s crate documentation.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    item_impl(Kind::Resource, args.into(), input.into()).into()
+}
+
+/// Turns a fn into an MCP prompt whose arguments are the fn's parameters: see
+/// `mcp_runtime`'s crate documentation.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    item_impl(Kind::Prompt, args.into(), input.into()).into()
+}
+
+#[cfg(test)]
 fn tool_impl(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    item_impl(Kind::Tool, args, input)
+}
+
+fn item_impl(kind: Kind, args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     let Ok(item) = syn::parse2::<syn::ItemFn>(input.clone()) else {
-        // Spanned at the `#[tool]` attribute: it is the attribute that is misplaced.
+        // Spanned at the attribute: it is the attribute that is misplaced.
+        let name = kind.name();
         let err = syn::Error::new(
             Span::call_site(),
-            "`#[tool]` goes on a fn item: `/// What it does.` `#[tool] async fn name(..) -> T { .. }`",
+            format!("`#[{name}]` goes on a fn item: `/// What it does.` `#[{name}] async fn name(..) -> T {{ .. }}`"),
         )
         .to_compile_error();
         return quote!(#input #err);
     };
     let cx = ctxt::Ctxt::new();
-    let model = ast::from_syn(&cx, args, &item);
+    let model = ast::from_syn(&cx, kind, args, &item);
     validate::validate(&cx, &model);
     match cx.check() {
         Ok(()) => expand::expand(&model),
@@ -59,7 +82,7 @@ pub fn errors(args: TokenStream, input: TokenStream) -> TokenStream {
 /// Above a `#[tool]`, it reports the order and moves every `#[errors]` below the `#[tool]`,
 /// so that the tool still expands and one mistake gives one error.
 fn errors_impl(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
-    let is_tool = |a: &syn::Attribute| attr::is_attr(a, "tool");
+    let is_tool = |a: &syn::Attribute| ["tool", "resource", "prompt"].iter().any(|k| attr::is_attr(a, k));
     let is_errors = |a: &syn::Attribute| attr::is_attr(a, "errors");
     if let Ok(mut item) = syn::parse2::<syn::ItemFn>(input.clone())
         && let Some(tool_at) = item.attrs.iter().position(is_tool)

@@ -11,7 +11,7 @@ use crate::{ast, validate};
 fn messages(args: TokenStream, item: TokenStream) -> Vec<String> {
     let item: syn::ItemFn = syn::parse2(item).expect("the test input is a fn");
     let cx = Ctxt::new();
-    let model = ast::from_syn(&cx, args, &item);
+    let model = ast::from_syn(&cx, crate::attr::Kind::Tool, args, &item);
     validate::validate(&cx, &model);
     match cx.check() {
         Ok(()) => Vec::new(),
@@ -333,7 +333,7 @@ fn errors_named_by_path_are_read() {
     })
     .expect("a fn");
     let cx = Ctxt::new();
-    let model = ast::from_syn(&cx, TokenStream::new(), &item);
+    let model = ast::from_syn(&cx, crate::attr::Kind::Tool, TokenStream::new(), &item);
     cx.check().expect("no errors");
     let reasons: Vec<String> = model.errors.iter().filter_map(|e| e.reason.as_ref()).map(syn::LitStr::value).collect();
     assert_eq!(reasons, ["a", "b"]);

@@ -1,7 +1,7 @@
 //! Every rule that can be checked at compile time, each reported at the offending token.
 
 use crate::ast::{ParamKind, Tool};
-use crate::attr::{CodeValue, ERRORS_KEYS, ErrorsAttr};
+use crate::attr::{CodeValue, ERRORS_KEYS, ErrorsAttr, Kind};
 use crate::ctxt::Ctxt;
 use crate::text::{pascal_case, snake_case, suggestion};
 
@@ -34,6 +34,150 @@ pub(crate) fn validate(cx: &Ctxt, tool: &Tool<'_>) {
     signature(cx, tool);
     tool_keys(cx, tool);
     errors(cx, tool);
+    match tool.attr.kind {
+        Kind::Tool => {}
+        Kind::Resource => resource(cx, tool),
+        Kind::Prompt => prompt(cx, tool),
+    }
+}
+
+/// Parameters of a resource or a prompt come from text: no `#[input]`, and no attributes
+/// but doc comments.
+fn text_params(cx: &Ctxt, tool: &Tool<'_>) {
+    let name = tool.attr.kind.name();
+    for param in &tool.params {
+        if let Some(marker) = param.input_marker {
+            cx.error_spanned_by(
+                marker,
+                format!("`#[input]` is for tools: a `#[{name}]` fn takes its values one parameter each"),
+            );
+        }
+        for a in param.field_attrs.iter().filter(|a| !a.path().is_ident("doc")) {
+            cx.error_spanned_by(a, format!("a `#[{name}]` parameter takes only a doc comment: its value is text"));
+        }
+    }
+}
+
+/// The variables of a URI template (`{name}`, `{+path}`), or what is wrong with it. The
+/// runtime reads the same grammar when it matches URIs.
+fn template_variables(template: &str) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut rest = template;
+    let mut last_was_var = false;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            return Err("a `{` has no `}`".to_owned());
+        };
+        if rest[..open].contains('}') {
+            return Err("a `}` has no `{`".to_owned());
+        }
+        if open == 0 && last_was_var {
+            return Err("two variables are side by side: separate them with literal text, such as `/`".to_owned());
+        }
+        let expr = &rest[open + 1..open + close];
+        let name = expr.strip_prefix('+').unwrap_or(expr);
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!(
+                "`{{{expr}}}` is not a variable: write `{{name}}`, or `{{+path}}` for a value that may hold `/`"
+            ));
+        }
+        if names.iter().any(|n| n == name) {
+            return Err(format!("`{{{name}}}` appears twice"));
+        }
+        names.push(name.to_owned());
+        rest = &rest[open + close + 1..];
+        last_was_var = true;
+    }
+    if rest.contains('}') {
+        return Err("a `}` has no `{`".to_owned());
+    }
+    Ok(names)
+}
+
+fn resource(cx: &Ctxt, tool: &Tool<'_>) {
+    text_params(cx, tool);
+    let attr = &tool.attr;
+    let args: Vec<_> = tool.params.iter().filter(|p| p.kind == ParamKind::Arg).collect();
+    let variables = match (&attr.uri, &attr.uri_template) {
+        (None, None) => {
+            cx.error_spanned_by(
+                &tool.original.sig.ident,
+                "a `#[resource]` needs its address: `#[resource(uri = \"notes://index\")]`, or `#[resource(uri_template = \"notes://{name}\")]` with a parameter per variable",
+            );
+            return;
+        }
+        (Some(_), Some(template)) => {
+            cx.error_spanned_by(template, "a resource has either a fixed `uri` or a `uri_template`, not both");
+            return;
+        }
+        (Some(uri), None) => {
+            if uri.value().contains('{') {
+                cx.error_spanned_by(uri, "this URI has a `{variable}`: write it as `uri_template = \"…\"`");
+            }
+            for arg in &args {
+                cx.error_spanned_by(
+                    &arg.original.pat,
+                    "a resource at a fixed `uri` takes no parameters: use `uri_template = \"…/{name}\"` to take one from the URI",
+                );
+            }
+            if let Some(list) = &attr.list {
+                cx.error_spanned_by(
+                    list,
+                    "`list` lists the instances of a `uri_template`; a fixed `uri` is listed as it is",
+                );
+            }
+            Vec::new()
+        }
+        (None, Some(template)) => match template_variables(&template.value()) {
+            Err(problem) => {
+                cx.error_spanned_by(template, format!("invalid URI template: {problem}"));
+                return;
+            }
+            Ok(variables) => {
+                for var in &variables {
+                    if !args.iter().any(|a| a.ident.as_ref().is_some_and(|i| i.unraw_string() == *var)) {
+                        cx.error_spanned_by(
+                            template,
+                            format!("`{{{var}}}` has no parameter: add `{var}: String` (or a number type) to the fn"),
+                        );
+                    }
+                }
+                for arg in &args {
+                    let name = arg.ident.as_ref().map(Unraw::unraw_string).unwrap_or_default();
+                    if !variables.contains(&name) {
+                        cx.error_spanned_by(
+                            &arg.original.pat,
+                            format!("`{name}` is not a variable of the URI template: add `{{{name}}}` to `uri_template`, or remove the parameter"),
+                        );
+                    }
+                }
+                variables
+            }
+        },
+    };
+    complete_targets(cx, tool, &variables, "variable of the URI template");
+}
+
+fn prompt(cx: &Ctxt, tool: &Tool<'_>) {
+    text_params(cx, tool);
+    let args: Vec<String> = tool
+        .params
+        .iter()
+        .filter(|p| p.kind == ParamKind::Arg)
+        .filter_map(|p| p.ident.as_ref().map(Unraw::unraw_string))
+        .collect();
+    complete_targets(cx, tool, &args, "parameter of the prompt");
+}
+
+/// `complete(x = f)` names a value the item has.
+fn complete_targets(cx: &Ctxt, tool: &Tool<'_>, names: &[String], what: &str) {
+    for (arg, _) in &tool.attr.complete {
+        let arg_name = arg.unraw_string();
+        if !names.contains(&arg_name) {
+            let hint = suggestion(&arg_name, names.iter().map(String::as_str));
+            cx.error_spanned_by(arg, format!("`{arg_name}` is not a {what}{hint}"));
+        }
+    }
 }
 
 /// The tool's name on the wire.
@@ -54,17 +198,18 @@ impl Unraw for syn::Ident {
 
 fn signature(cx: &Ctxt, tool: &Tool<'_>) {
     let sig = &tool.original.sig;
+    let kind = tool.attr.kind.name();
     if !sig.generics.params.is_empty() {
         cx.error_spanned_by(
             &sig.generics,
-            "a `#[tool]` fn cannot be generic: its schemas are generated for concrete types",
+            format!("a `#[{kind}]` fn cannot be generic: its schemas are generated for concrete types"),
         );
     }
     if let Some(c) = &sig.constness {
-        cx.error_spanned_by(c, "a `#[tool]` fn cannot be `const`");
+        cx.error_spanned_by(c, format!("a `#[{kind}]` fn cannot be `const`"));
     }
     if let Some(v) = &sig.variadic {
-        cx.error_spanned_by(v, "a `#[tool]` fn cannot be variadic");
+        cx.error_spanned_by(v, format!("a `#[{kind}]` fn cannot be variadic"));
     }
     if tool.awaits_without_async {
         // At the fn, which is what changes; the `.await` itself is fine.
@@ -84,17 +229,17 @@ fn signature(cx: &Ctxt, tool: &Tool<'_>) {
         let binding = arg.ident.as_ref().map(|i| format!("{i}: ")).unwrap_or_default();
         let ty = &arg.original.ty;
         let written = quote::quote!(#ty).to_string().replace("& ", "&").replace(" [", "[");
-        cx.error_spanned_by(
-            &arg.original.ty,
-            format!(
-                "a `#[tool]` argument is deserialized from the call's JSON, so the handler owns it: take `{binding}{owned}`, not `{written}`"
-            ),
-        );
+        let why = if tool.attr.kind == Kind::Tool {
+            "a `#[tool]` argument is deserialized from the call's JSON, so the handler owns it".to_owned()
+        } else {
+            format!("a `#[{kind}]` parameter is read from text, so the handler owns it")
+        };
+        cx.error_spanned_by(&arg.original.ty, format!("{why}: take `{binding}{owned}`, not `{written}`"));
     }
     for extra in contexts.iter().skip(1) {
         cx.error_spanned_by(
             &extra.original.ty,
-            "a `#[tool]` fn takes at most one by-reference parameter, the context `&Ctx<..>`; take arguments by value (`path: String`)",
+            format!("a `#[{kind}]` fn takes at most one by-reference parameter, the context `&Ctx<..>`; take arguments by value (`path: String`)"),
         );
     }
     let inputs: Vec<_> = tool.params.iter().filter(|p| p.kind == ParamKind::Input).collect();
@@ -134,7 +279,10 @@ fn owned_form(referenced: &syn::Type) -> Option<String> {
 }
 
 fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
-    if let Some(problem) = name_problem(&tool_name(tool)) {
+    let kind = tool.attr.kind.name();
+    if tool.attr.kind == Kind::Tool
+        && let Some(problem) = name_problem(&tool_name(tool))
+    {
         match &tool.attr.name {
             Some(lit) => cx.error_spanned_by(lit, problem),
             None => cx.error_spanned_by(
@@ -145,9 +293,13 @@ fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
     }
     match &tool.attr.description {
         Some(d) if d.value().trim().is_empty() => cx.error_spanned_by(d, "`description` is empty; say what the tool does"),
-        None if tool.docs.is_none() => cx.error_spanned_by(
+        None if tool.docs.is_none() && tool.attr.kind == Kind::Tool => cx.error_spanned_by(
             &tool.original.sig.ident,
             "a `#[tool]` needs a description, which the model reads to choose it: add a doc comment `/// What this tool does.` above the fn, or `#[tool(description = \"…\")]`",
+        ),
+        None if tool.docs.is_none() => cx.error_spanned_by(
+            &tool.original.sig.ident,
+            format!("a `#[{kind}]` needs a description, which clients show to choose it: add a doc comment `/// What it holds.` above the fn, or `#[{kind}(description = \"…\")]`"),
         ),
         Some(_) | None => {}
     }

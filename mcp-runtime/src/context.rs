@@ -15,6 +15,9 @@ use crate::client::Client;
 pub use crate::client::{Era, LogLevel};
 use crate::request_id::RequestId;
 
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
 /// Shared state registered with `ServerBuilder::state`, by type.
 pub(crate) type StateMap = std::collections::HashMap<std::any::TypeId, Box<dyn std::any::Any + Send + Sync>>;
 
@@ -69,6 +72,23 @@ impl CancelState {
 }
 
 /// Progress reporting state: the client's token and the last value sent.
+impl CallInfo {
+    /// The same call, for a context built beside the arguments (`Call::context`); progress
+    /// is not reported outside tool calls.
+    fn clone_for_context(&self) -> CallInfo {
+        CallInfo {
+            tool: self.tool,
+            request_id: self.request_id,
+            started: self.started,
+            channel: Arc::clone(&self.channel),
+            client: self.client.clone(),
+            state: Arc::clone(&self.state),
+            progress: None,
+            cancel: Arc::clone(&self.cancel),
+        }
+    }
+}
+
 pub(crate) struct Progress {
     pub(crate) token: Box<serde_json::value::RawValue>,
     last: std::sync::Mutex<Option<f64>>,
@@ -459,6 +479,59 @@ impl Call {
     pub fn parts<C: FromCall, A: serde::de::DeserializeOwned>(self) -> Result<(C, A), ToolError> {
         let args = crate::validate::deserialize_args(self.info.tool, self.args)?;
         Ok((C::from_call(self.info), args))
+    }
+}
+
+impl Call {
+    /// The context parameter of a `#[resource]`, `#[prompt]` or completer fn.
+    pub fn context<C: FromCall>(&self) -> C {
+        C::from_call(self.info.clone_for_context())
+    }
+
+    /// A URI template variable or a prompt argument, read from its text: a value that does
+    /// not read as `T` is an `invalid_arguments` failure (`-32602`) saying what was expected.
+    pub fn text<T: crate::text::TextValue>(&self, name: &'static str) -> Result<T, ToolError> {
+        let text = self.args.get(name).and_then(Value::as_str);
+        T::from_text(text).map_err(|expected| {
+            let sent = match text {
+                Some(text) => format!("{:?}", crate::envelope::display_name(text)),
+                None => "missing".to_owned(),
+            };
+            ToolError::invalid_params(format!("`{name}` must be {expected}; got {sent}."))
+                .reason("invalid_arguments")
+                .retryable(false)
+                .hint(format!("Send `{name}` as {expected}."))
+        })
+    }
+}
+
+/// How a request other than `tools/call` reaches a handler (a resource read, a prompt, a
+/// completer): who asked, where its messages go, and the server's state.
+pub(crate) struct Caller<'a> {
+    pub(crate) channel: &'a Arc<Channel>,
+    pub(crate) client: &'a Client,
+    pub(crate) cancel: &'a Arc<CancelState>,
+    pub(crate) state: &'a Arc<StateMap>,
+    /// `ServerBuilder::error_causes`.
+    pub(crate) causes: usize,
+}
+
+impl Caller<'_> {
+    /// One handler call of `name` with `args` (variables or arguments, by name).
+    pub(crate) fn call(&self, name: &'static str, args: Value, request_id: RequestId) -> Call {
+        Call {
+            args,
+            info: CallInfo {
+                tool: name,
+                request_id,
+                started: Instant::now(),
+                channel: Arc::clone(self.channel),
+                client: self.client.clone(),
+                state: Arc::clone(self.state),
+                progress: None,
+                cancel: Arc::clone(self.cancel),
+            },
+        }
     }
 }
 

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use mcp_core::{CallToolResult, Content, ErrorCode, ToolError};
 use serde_json::{Map, Value, json};
 
+use crate::catch::{CatchUnwind, panic_text};
 use crate::channel::Channel;
 use crate::client::{Client, Era};
 use crate::context::CAPABILITY_MISSING;
@@ -220,7 +221,7 @@ fn unknown_tool(tools: &Tools, name: &str, strict: bool, request_id: RequestId) 
     }
     let err =
         ToolError::invalid_params(format!("Unknown tool: {shown}.")).reason("unknown_tool").retryable(false).hint(hint);
-    let site = Site { tool: &shown, contract: &[], structured: true, causes: 0 };
+    let site = Site { family: "tool", tool: &shown, contract: &[], structured: true, causes: 0 };
     Ok(fail(site, err, request_id, Origin::Refusal, None))
 }
 
@@ -269,7 +270,7 @@ pub(crate) fn busy(shared: &Shared, name: &str) -> CallToolResult {
     let tools = shared.tools();
     let site = match tools.get(name) {
         Some(tool) => tool.site(&shared.options),
-        None => Site { tool: &shown, contract: &[], structured: true, causes: 0 },
+        None => Site { family: "tool", tool: &shown, contract: &[], structured: true, causes: 0 },
     };
     let err = ToolError::new(
         ErrorCode::RateLimited,
@@ -392,31 +393,6 @@ fn panicked(site: Site<'_>, payload: &(dyn Any + Send), request_id: RequestId) -
         .reason("internal_error")
         .hint("Retry the call once; if it fails again, report the request id to the server operator.");
     fail(site, err, request_id, Origin::Fault, None)
-}
-
-fn panic_text(payload: &(dyn Any + Send)) -> &str {
-    payload
-        .downcast_ref::<&'static str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("<non-string panic payload>")
-}
-
-/// Polls the handler inside `catch_unwind`, so a panic in a sync or async handler becomes
-/// a value instead of unwinding through the server.
-struct CatchUnwind<F>(F);
-
-impl<F: Future + Unpin> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, Box<dyn Any + Send>>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let fut = &mut self.0;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(&mut *fut).poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
-            Err(payload) => Poll::Ready(Err(payload)),
-        }
-    }
 }
 
 #[cfg(test)]

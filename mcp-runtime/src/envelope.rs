@@ -25,6 +25,8 @@ pub(crate) enum Origin {
 /// its error result carries `structuredContent.error`.
 #[derive(Clone, Copy)]
 pub(crate) struct Site<'a> {
+    /// `tool`, `resource` or `prompt`: what failed, for the log.
+    pub(crate) family: &'static str,
     pub(crate) tool: &'a str,
     pub(crate) contract: &'static [ContractEntry],
     /// `false` for a tool that declares an `outputSchema` (unless the server puts
@@ -61,7 +63,7 @@ pub(crate) fn fail(
     if site.causes > 0 && origin == Origin::Handler {
         error = with_causes(error, site.causes);
     }
-    log(site.tool, &error, request_id, entry, origin);
+    log(site, &error, request_id, entry, origin);
     let mut result = render(&error, request_id, issues);
     if !site.structured {
         result.structured_content = None;
@@ -97,13 +99,14 @@ fn with_causes(error: ToolError, cap: usize) -> ToolError {
     error.message(message)
 }
 
-fn log(tool: &str, error: &ToolError, request_id: RequestId, entry: Option<&ContractEntry>, origin: Origin) {
+fn log(site: Site<'_>, error: &ToolError, request_id: RequestId, entry: Option<&ContractEntry>, origin: Origin) {
+    let (family, tool) = (site.family, site.tool);
     let chain = SourceChain(error);
     let code = error.code().as_i32();
     let reason = error.reason_str().unwrap_or("");
     macro_rules! record {
         ($level:expr) => {
-            tracing::event!(target: "mcp_runtime::call", $level, request_id = %request_id, code, reason, chain = %chain, "Error in tool:{}: {}", tool, error.message_str())
+            tracing::event!(target: "mcp_runtime::call", $level, request_id = %request_id, code, reason, chain = %chain, "Error in {}:{}: {}", family, tool, error.message_str())
         };
     }
     match (origin, entry.and_then(|e| e.severity)) {
@@ -133,6 +136,54 @@ impl std::fmt::Display for SourceChain<'_> {
     }
 }
 
+/// A failure of a resource read or a prompt (only tools have `isError`): filled and logged
+/// like a tool's, and sent as a JSON-RPC error whose `data` is the envelope's. `code`
+/// replaces the error's own code when given (a resource that is not found has the code of
+/// its era).
+pub(crate) fn fail_rpc(
+    site: Site<'_>,
+    mut error: ToolError,
+    request_id: RequestId,
+    origin: Origin,
+    code: Option<i32>,
+) -> crate::jsonrpc::RpcError {
+    let entry = if origin == Origin::Handler { error.fill_from_contract(site.contract) } else { None };
+    if site.causes > 0 && origin == Origin::Handler {
+        error = with_causes(error, site.causes);
+    }
+    log(site, &error, request_id, entry, origin);
+    let hint = error.hint_str().filter(|h| !h.is_empty());
+    let data = data(&error, hint, request_id, None);
+    crate::jsonrpc::RpcError {
+        code: code.unwrap_or_else(|| error.code().as_i32()),
+        message: error.message_str().to_owned(),
+        data: Some(Value::Object(data)),
+    }
+}
+
+/// `error.data` of the envelope: the error's own data, then reason, retryable, the recovery
+/// hint, issues and the request id.
+fn data(error: &ToolError, hint: Option<&str>, request_id: RequestId, issues: Option<Value>) -> Map<String, Value> {
+    let mut data: Map<String, Value> = error.data_map().clone();
+    if let Some(reason) = error.reason_str() {
+        data.insert("reason".into(), Value::from(reason));
+    }
+    if let Some(retryable) = error.is_retryable() {
+        data.insert("retryable".into(), Value::Bool(retryable));
+    }
+    if let Some(hint) = hint {
+        let mut recovery = Map::new();
+        recovery.insert("hint".into(), Value::from(hint));
+        data.insert("recovery".into(), Value::Object(recovery));
+    }
+    if let Some(issues) = issues {
+        data.insert("issues".into(), issues);
+    }
+    data.insert("requestId".into(), Value::from(request_id.as_str()));
+
+    data
+}
+
 /// The envelope. Text blocks, joined by a blank line: `Error: <message>`; `Recovery: <hint>`
 /// unless the trimmed message already contains the hint; `(<terms>)`.
 pub(crate) fn render(error: &ToolError, request_id: RequestId, issues: Option<Value>) -> CallToolResult {
@@ -158,23 +209,7 @@ pub(crate) fn render(error: &ToolError, request_id: RequestId, issues: Option<Va
     }
     let _ = write!(text, "request {request_id})");
 
-    let mut data: Map<String, Value> = error.data_map().clone();
-    if let Some(reason) = error.reason_str() {
-        data.insert("reason".into(), Value::from(reason));
-    }
-    if let Some(retryable) = error.is_retryable() {
-        data.insert("retryable".into(), Value::Bool(retryable));
-    }
-    if let Some(hint) = hint {
-        let mut recovery = Map::new();
-        recovery.insert("hint".into(), Value::from(hint));
-        data.insert("recovery".into(), Value::Object(recovery));
-    }
-    if let Some(issues) = issues {
-        data.insert("issues".into(), issues);
-    }
-    data.insert("requestId".into(), Value::from(request_id.as_str()));
-
+    let data = data(error, hint, request_id, issues);
     let mut body = Map::new();
     body.insert("code".into(), Value::from(error.code().as_i32()));
     body.insert("message".into(), Value::from(message));

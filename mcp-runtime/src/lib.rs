@@ -22,43 +22,57 @@
 //! then the transports and `args` (`--http`/`--stateless`).
 
 mod args;
+mod catch;
 mod channel;
 mod checks;
 mod client;
+mod completion;
 mod connection;
 mod context;
 mod dispatch;
 mod envelope;
+mod features;
 mod http;
 mod jsonrpc;
 mod logging;
 mod outbox;
 mod output;
+mod prompts;
 mod request_id;
+mod resources;
 mod schema;
 mod server;
 mod session;
+mod text;
 mod transport;
+mod uri_template;
 mod validate;
 
 pub use args::ServeArgs;
+pub use completion::IntoCompletion;
 pub use connection::Connection;
 pub use context::{Ctx, Era, LogLevel};
 pub use jsonrpc::RpcError;
 pub use logging::{client_log_layer, current_request_id, init_stderr_logging};
 pub use mcp_core::{
     Annotations, CallToolResult, Content, Contract, ContractEntry, ErrorCode, Icon, IntoContents, NoReasons,
-    ResourceContents, Role, Severity, ToolAnnotations, ToolError, classify,
+    PromptMessage, ResourceContents, Role, Severity, ToolAnnotations, ToolError, classify,
 };
-pub use mcp_macros::{contract, errors, tool};
+pub use mcp_macros::{contract, errors, prompt, resource, tool};
 pub use output::Structured;
+pub use prompts::{IntoPrompt, PromptResult};
 pub use request_id::RequestId;
+pub use resources::{IntoListing, IntoResource, Resource};
 pub use schemars;
 pub use server::{CacheScope, Error, PolicyRequest, Refusal, Server, ServerBuilder};
+pub use text::TextValue;
 
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
-    pub use crate::{CallToolResult, Content, Ctx, LogLevel, Server, Structured, ToolError, contract, errors, tool};
+    pub use crate::{
+        CallToolResult, Content, Ctx, LogLevel, PromptMessage, Resource, Server, Structured, ToolError, contract,
+        errors, prompt, resource, tool,
+    };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 }
@@ -70,11 +84,14 @@ pub mod __private {
         ArgKind, ArgOf, ArgsKind, ArgsOf, ContextOf, ErrorOf, IntoToolErrorKind, NotAToolErrorKind, NotAnArgKind,
         ToolArgument, ToolFailure, UndeserializableKind, context_of,
     };
+    pub use crate::completion::{AwaitCompletion, Completer, CompletionOf, ReadyCompletion};
     pub use crate::context::CallInfo;
     pub use crate::context::{Call, ContextContract, ContractOf, FromCall, NoArgs, NotAContext};
     pub use crate::output::{
         ContentKind, IntoStructured, Kind, Output, StructuredKind, ToolOutput, Unsupported, UnsupportedKind,
     };
+    pub use crate::prompts::{PromptArgument, PromptDef, PromptSpec};
+    pub use crate::resources::{Lister, ResourceBody, ResourceDef, ResourceSpec};
     pub use crate::server::{BoxFuture, InputSpec, ToolDef, ToolSpec};
     pub use serde;
     pub use serde_json::Value;

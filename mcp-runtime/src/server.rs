@@ -14,10 +14,11 @@ use serde_json::value::RawValue;
 
 use crate::context::{Call, StateMap};
 use crate::output::Output;
+use crate::prompts::{PromptDef, PromptSpec, Prompts};
+use crate::resources::{ResourceDef, ResourceSpec, Resources};
 pub use crate::schema::InputSpec;
 
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+pub use crate::context::BoxFuture;
 
 /// A tool: what `#[tool]` generates for an annotated fn. Register it with
 /// [`ServerBuilder::tool`].
@@ -85,6 +86,17 @@ pub enum Error {
         "tool `{0}` needs a session (`#[tool(needs_session)]`), but the server serves HTTP without sessions (`ServerBuilder::stateless_http(true)`, `--stateless`): serve it with sessions, or register the tool on another server"
     )]
     NeedsSession(String),
+    /// Two prompts share a name.
+    #[error("two prompts are named `{0}`; prompt names must be unique (rename one with #[prompt(name = \"…\")])")]
+    DuplicatePrompt(String),
+    /// A resource cannot be registered as declared.
+    #[error("resource `{resource}` cannot be registered: {message}")]
+    InvalidResource {
+        /// The resource's name.
+        resource: String,
+        /// What is wrong.
+        message: String,
+    },
     /// `disable` or `policy` named a tool that is not registered.
     #[error("`{0}` is not a registered tool")]
     UnknownTool(String),
@@ -223,6 +235,7 @@ impl Registered {
     /// tool declares an `outputSchema` and the server keeps the spec's default.
     pub(crate) fn site(&self, options: &Options) -> crate::envelope::Site<'_> {
         crate::envelope::Site {
+            family: "tool",
             tool: self.spec.name,
             contract: self.spec.contract,
             structured: options.structured_errors || self.output_validator.is_none(),
@@ -241,6 +254,14 @@ pub(crate) struct Shared {
     tools: RwLock<Arc<Tools>>,
     /// Bumped when the tool list changes: listeners send `notifications/tools/list_changed`.
     pub(crate) tools_changed: tokio::sync::watch::Sender<u64>,
+    pub(crate) resources: Resources,
+    /// Bumped by [`Server::resources_changed`].
+    pub(crate) resources_changed: tokio::sync::watch::Sender<u64>,
+    /// URIs announced by [`Server::resource_updated`].
+    pub(crate) resource_updates: tokio::sync::broadcast::Sender<Arc<str>>,
+    /// The prompts served now; replaced whole when one is added or removed.
+    prompts: RwLock<Arc<Prompts>>,
+    pub(crate) prompts_changed: tokio::sync::watch::Sender<u64>,
     pub(crate) options: Options,
     pub(crate) policy: Option<Box<Policy>>,
     pub(crate) state: Arc<StateMap>,
@@ -274,6 +295,17 @@ impl Shared {
     /// The tools served now (a consistent set, for the whole of one request).
     pub(crate) fn tools(&self) -> Arc<Tools> {
         Arc::clone(&self.tools.read().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    /// The prompts served now.
+    pub(crate) fn prompts(&self) -> Arc<Prompts> {
+        Arc::clone(&self.prompts.read().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    /// Whether prompts are a capability of this server (some were registered at build
+    /// time, or added since).
+    pub(crate) fn has_prompts(&self) -> bool {
+        !self.prompts().all.is_empty() || *self.prompts_changed.borrow() > 0
     }
 
     /// Replaces the tool set with what `change` makes of it, and tells listeners.
@@ -323,6 +355,8 @@ pub struct ServerBuilder {
     options: Options,
     policy: Option<Box<Policy>>,
     state: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    resources: Vec<ResourceSpec>,
+    prompts: Vec<PromptSpec>,
 }
 
 impl Server {
@@ -336,6 +370,8 @@ impl Server {
             options: Options::default(),
             policy: None,
             state: HashMap::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
         }
     }
 }
@@ -351,6 +387,19 @@ impl ServerBuilder {
     /// `tool_unavailable` with `reason` (written by you, sent to the caller).
     pub fn disabled_tool<T: ToolDef>(mut self, _tool: T, reason: impl Into<String>) -> Self {
         self.specs.push((T::spec(), Some(reason.into())));
+        self
+    }
+
+    /// Registers a resource (the value `#[resource]` makes of a fn: pass the fn's name).
+    /// A read finds fixed URIs first, then templates in the order they were added.
+    pub fn resource<T: ResourceDef>(mut self, _resource: T) -> Self {
+        self.resources.push(T::spec());
+        self
+    }
+
+    /// Registers a prompt (the value `#[prompt]` makes of a fn: pass the fn's name).
+    pub fn prompt<T: PromptDef>(mut self, _prompt: T) -> Self {
+        self.prompts.push(T::spec());
         self
     }
 
@@ -530,10 +579,28 @@ impl ServerBuilder {
             serde_json::value::to_raw_value(&serde_json::json!({"name": self.name, "version": self.version}))
                 .unwrap_or_else(|_| unreachable!("two strings serialize"));
         let blocking = Arc::new(tokio::sync::Semaphore::new(self.options.max_in_flight));
+        let mut resources = Resources::default();
+        for spec in self.resources {
+            resources
+                .add(spec)
+                .map_err(|(resource, message)| Error::InvalidResource { resource: resource.to_owned(), message })?;
+        }
+        let mut prompts = Prompts::default();
+        for spec in self.prompts {
+            if prompts.get(spec.name).is_some() {
+                return Err(Error::DuplicatePrompt(spec.name.to_owned()));
+            }
+            prompts.all.push(Arc::new(spec));
+        }
         Ok(Server {
             shared: Arc::new(Shared {
                 tools: RwLock::new(Arc::new(Tools::new(tools, &self.options, &server_info))),
                 tools_changed: tokio::sync::watch::Sender::new(0),
+                resources,
+                resources_changed: tokio::sync::watch::Sender::new(0),
+                resource_updates: tokio::sync::broadcast::Sender::new(64),
+                prompts: RwLock::new(Arc::new(prompts)),
+                prompts_changed: tokio::sync::watch::Sender::new(0),
                 name: self.name,
                 version: self.version,
                 instructions: self.instructions,
@@ -704,6 +771,57 @@ impl Server {
             tools.retain(|t| t.spec.name != name);
             tools.len() < before
         })
+    }
+}
+
+impl Server {
+    /// Adds a prompt while the server runs (or replaces the one of that name): clients
+    /// listening for changes are told (`notifications/prompts/list_changed`).
+    pub fn add_prompt<T: PromptDef>(&self, _prompt: T) {
+        let spec = Arc::new(T::spec());
+        self.change_prompts(|prompts| {
+            prompts.retain(|p| p.name != spec.name);
+            prompts.push(spec);
+            true
+        });
+    }
+
+    /// Removes a prompt while the server runs. `false` when no prompt has that name.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.change_prompts(|prompts| {
+            let before = prompts.len();
+            prompts.retain(|p| p.name != name);
+            prompts.len() < before
+        })
+    }
+
+    fn change_prompts(&self, change: impl FnOnce(&mut Vec<Arc<PromptSpec>>) -> bool) -> bool {
+        let shared = &self.shared;
+        let mut current = shared.prompts.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut all = current.all.clone();
+        if !change(&mut all) {
+            return false;
+        }
+        *current = Arc::new(Prompts { all });
+        drop(current);
+        shared.prompts_changed.send_modify(|n| *n += 1);
+        true
+    }
+
+    /// Tells clients that the set of resources changed (a template's `list` fn now lists
+    /// other instances): `notifications/resources/list_changed` goes to 2025 sessions and to
+    /// 2026-07-28 listen streams that asked for it.
+    pub fn resources_changed(&self) {
+        self.shared.resources_changed.send_modify(|n| *n += 1);
+    }
+
+    /// Tells clients subscribed to `uri` that its contents changed:
+    /// `notifications/resources/updated` goes to the 2025 sessions that sent
+    /// `resources/subscribe` for it and to 2026-07-28 listen streams that named it.
+    pub fn resource_updated(&self, uri: impl Into<String>) {
+        let uri: String = uri.into();
+        // No receiver means no subscriber: nothing to tell.
+        let _ = self.shared.resource_updates.send(Arc::from(uri));
     }
 }
 

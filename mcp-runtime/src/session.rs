@@ -16,6 +16,7 @@ use crate::channel::Channel;
 use crate::client::{self, Claim, Client, Complete, Era, LEGACY_VERSIONS, Legacy, LogLevel, MODERN_VERSIONS};
 use crate::context::CancelState;
 use crate::dispatch::{self, CallRequest};
+use crate::features::{self, Feature, Listening};
 use crate::jsonrpc::{self, Incoming, RpcError};
 use crate::server::{Shared, page_of};
 
@@ -42,6 +43,10 @@ pub(crate) struct State {
     /// Requests running or queued, by their id as sent: how a cancellation finds them, and
     /// how a second request with the same id is refused.
     in_flight: Mutex<HashMap<Box<str>, Arc<CancelState>>>,
+    /// URIs named by `resources/subscribe` (2025).
+    subscriptions: Mutex<std::collections::HashSet<String>>,
+    /// Set when the task that sends `notifications/resources/updated` to this session runs.
+    forwarding: AtomicBool,
 }
 
 impl State {
@@ -52,6 +57,8 @@ impl State {
             per_request: false,
             legacy: Arc::default(),
             in_flight: Mutex::default(),
+            subscriptions: Mutex::default(),
+            forwarding: AtomicBool::new(false),
         }
     }
 
@@ -92,9 +99,12 @@ pub(crate) struct Job {
 
 enum Work {
     Call(CallRequest),
-    /// A listen stream; `true` when the client asked for `notifications/tools/list_changed`.
+    /// A resource read, a prompt, a completion: the author's code runs.
+    Feature(Feature),
+    /// A listen stream; `tools` when the client asked for `notifications/tools/list_changed`.
     Listen {
         tools: bool,
+        more: Listening,
     },
 }
 
@@ -186,7 +196,7 @@ impl Session {
                         return Next::Done;
                     }
                 };
-                if runs_alone(&method) && (method == "tools/call" || client.era() == Era::Modern) {
+                if runs_alone(&method) && (method != "subscriptions/listen" || client.era() == Era::Modern) {
                     return self.start(id, &method, params, client, admit, seen);
                 }
                 if let Seen::Parked(Parked { registered: true, .. }) = seen {
@@ -195,7 +205,7 @@ impl Session {
                     self.in_flight_map().remove(id.get());
                 }
                 let answer = match client.era() {
-                    Era::Modern => self.modern(id, &method, params),
+                    Era::Modern => self.modern(id, &method, params, &client),
                     _ => self.legacy(id, &method, params, &client),
                 };
                 self.send(answer.unwrap_or_else(|e| jsonrpc::error(Some(id), &e)));
@@ -250,19 +260,34 @@ impl Session {
             "logging/setLevel" => {
                 Self::set_level(value(params).as_ref(), client).map(|()| jsonrpc::success(id, &json!({})))
             }
-            other => Err(RpcError::method_not_found(&crate::envelope::display_name(other))),
+            "resources/subscribe" | "resources/unsubscribe" if !self.shared.resources.is_empty() => self
+                .subscribe(method == "resources/subscribe", value(params).as_ref())
+                .map(|()| jsonrpc::success(id, &json!({}))),
+            other => match features::answer(&self.shared, client, other, value(params).as_ref()) {
+                Some(answer) => answer.map(|result| jsonrpc::success(id, &result)),
+                None => Err(RpcError::method_not_found(&crate::envelope::display_name(other))),
+            },
         }
     }
 
     /// A 2026-07-28 request answered at once.
-    fn modern(&self, id: &RawValue, method: &str, params: Option<&RawValue>) -> Result<Vec<u8>, RpcError> {
+    fn modern(
+        &self,
+        id: &RawValue,
+        method: &str,
+        params: Option<&RawValue>,
+        client: &Client,
+    ) -> Result<Vec<u8>, RpcError> {
         match method {
             "server/discover" => Ok(jsonrpc::success(id, &self.discover())),
             "tools/list" => {
                 let tools = self.shared.tools();
                 page(&tools.modern_pages, value(params).as_ref()).map(|p| jsonrpc::success(id, &p))
             }
-            other => Err(RpcError::method_not_found(&crate::envelope::display_name(other))),
+            other => match features::answer(&self.shared, client, other, value(params).as_ref()) {
+                Some(answer) => answer.map(|result| jsonrpc::success(id, &result)),
+                None => Err(RpcError::method_not_found(&crate::envelope::display_name(other))),
+            },
         }
     }
 
@@ -272,7 +297,7 @@ impl Session {
         let mut result = json!({
             "resultType": "complete",
             "supportedVersions": MODERN_VERSIONS,
-            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+            "capabilities": self.capabilities(Era::Modern),
             "ttlMs": shared.options.cache_ttl_ms,
             "cacheScope": shared.options.cache_scope,
         });
@@ -281,6 +306,42 @@ impl Session {
         }
         result["_meta"] = json!({"io.modelcontextprotocol/serverInfo": &*shared.server_info});
         result
+    }
+
+    /// What this server offers: tools and logging, and the features it has. Legacy sessions
+    /// get no list changes (they have no listen stream).
+    fn capabilities(&self, era: Era) -> Value {
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert("tools".into(), json!({"listChanged": era == Era::Modern}));
+        capabilities.insert("logging".into(), json!({}));
+        features::capabilities(&self.shared, era, &mut capabilities);
+        Value::Object(capabilities)
+    }
+
+    /// `resources/subscribe` and `resources/unsubscribe` (2025): the URI is remembered for
+    /// this session, and `notifications/resources/updated` follows when the server
+    /// announces it (on stdio; an HTTP session has no stream to carry it).
+    fn subscribe(&self, on: bool, params: Option<&Value>) -> Result<(), RpcError> {
+        let Some(uri) = params.and_then(|p| p.get("uri")).and_then(Value::as_str) else {
+            return Err(RpcError::invalid_params("Invalid params: needs params {uri} (a string)"));
+        };
+        let mut subscribed = self.state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if on {
+            subscribed.insert(uri.to_owned());
+        } else {
+            subscribed.remove(uri);
+        }
+        drop(subscribed);
+        if on && self.channel.http().is_none() && !self.state.forwarding.swap(true, Ordering::AcqRel) {
+            let updates = self.shared.resource_updates.subscribe();
+            tokio::spawn(forward_updates(
+                Arc::clone(&self.state),
+                Arc::clone(&self.channel),
+                updates,
+                self.closing.clone(),
+            ));
+        }
+        Ok(())
     }
 
     /// The answer carrying a `tools/call` result, in the request's era.
@@ -306,7 +367,11 @@ impl Session {
         seen: Seen,
     ) -> Next {
         let work = |params| -> Result<Work, RpcError> {
-            if method == "tools/call" { call_request(params).map(Work::Call) } else { listen_request(params) }
+            match method {
+                "tools/call" => call_request(params).map(Work::Call),
+                "subscriptions/listen" => listen_request(&self.shared, params),
+                _ => features::request(&self.shared, method, value(params)).map(Work::Feature),
+            }
         };
         let cancel = if let Seen::Parked(Parked { registered: true, .. }) = seen {
             let found = self.in_flight_map().get(id.get()).cloned();
@@ -333,7 +398,7 @@ impl Session {
                     self.in_flight_map().remove(id.get());
                     let answer = match work(params) {
                         Ok(Work::Call(req)) => self.result(id, &client, dispatch::busy(&self.shared, &req.name)),
-                        Ok(Work::Listen { .. }) => jsonrpc::error(
+                        Ok(Work::Listen { .. } | Work::Feature(_)) => jsonrpc::error(
                             Some(id),
                             &RpcError {
                                 code: -32603,
@@ -417,7 +482,7 @@ impl Session {
         let shared = &self.shared;
         let mut result = json!({
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": false}, "logging": {}},
+            "capabilities": self.capabilities(Era::Legacy),
             "serverInfo": {"name": shared.name, "version": shared.version},
         });
         if let Some(text) = &shared.instructions {
@@ -447,7 +512,8 @@ impl Session {
         let Job { client, work } = job;
         let req = match work {
             Work::Call(req) => req,
-            Work::Listen { tools } => return self.listen(id, tools, cancel).await,
+            Work::Listen { tools, more } => return self.listen(id, tools, more, cancel).await,
+            Work::Feature(feature) => return self.run_feature(id, client, feature, cancel).await,
         };
         let fut = dispatch::call(&self.shared, &self.channel, &client, req, Arc::clone(&cancel));
         tokio::pin!(fut);
@@ -474,19 +540,65 @@ impl Session {
         }
     }
 
-    /// A listen stream: the acknowledgement, then `notifications/tools/list_changed` (when
-    /// asked for) tagged with the stream's id, until the client cancels it (no answer) or
+    /// A resource read, a prompt or a completion, run to its end unless the client cancels
+    /// it (then nothing is sent).
+    async fn run_feature(
+        self: Arc<Self>,
+        id: Box<RawValue>,
+        client: Client,
+        feature: Feature,
+        cancel: Arc<CancelState>,
+    ) {
+        let caller = crate::context::Caller {
+            channel: &self.channel,
+            client: &client,
+            cancel: &cancel,
+            state: &self.shared.state,
+            causes: self.shared.options.error_causes,
+        };
+        let outcome = tokio::select! {
+            biased;
+            () = cancel.cancelled() => None,
+            outcome = features::run(&self.shared, &caller, feature) => Some(outcome),
+        };
+        self.in_flight_map().remove(id.get());
+        match outcome.filter(|_| !cancel.is_cancelled()) {
+            Some(Ok(result)) => self.send(jsonrpc::success(&id, &result)),
+            Some(Err(e)) => self.send(jsonrpc::error(Some(&id), &e)),
+            None => {
+                tracing::debug!(request = id.get(), "request cancelled by the client; no response sent");
+                self.channel.unanswered();
+            }
+        }
+    }
+
+    /// A listen stream: the acknowledgement, then the list changes and resource updates it
+    /// asked for, tagged with the stream's id, until the client cancels it (no answer) or
     /// the transport ends (the graceful listen result).
-    async fn listen(self: Arc<Self>, id: Box<RawValue>, tools: bool, cancel: Arc<CancelState>) {
+    async fn listen(self: Arc<Self>, id: Box<RawValue>, tools: bool, more: Listening, cancel: Arc<CancelState>) {
         let tag = json!({client::SUBSCRIPTION_KEY: &*id});
-        let mut tool_list = self.shared.tools_changed.subscribe();
+        let shared = &self.shared;
+        let (mut tool_list, mut prompt_list, mut resource_list) = (
+            shared.tools_changed.subscribe(),
+            shared.prompts_changed.subscribe(),
+            shared.resources_changed.subscribe(),
+        );
         tool_list.mark_unchanged();
-        let honoured = if tools { json!({"toolsListChanged": true}) } else { json!({}) };
+        prompt_list.mark_unchanged();
+        resource_list.mark_unchanged();
+        let mut updates = shared.resource_updates.subscribe();
+        let mut honoured = serde_json::Map::new();
+        if tools {
+            honoured.insert("toolsListChanged".into(), Value::Bool(true));
+        }
+        more.honoured(&mut honoured);
         self.channel.notify(jsonrpc::notification(
             "notifications/subscriptions/acknowledged",
             &json!({"_meta": tag, "notifications": honoured}),
         ));
+        let notify = |method: &str| self.channel.notify(jsonrpc::notification(method, &json!({"_meta": tag})));
         let mut closing = self.closing.clone();
+        let watching_updates = !more.subscriptions.is_empty();
         let graceful = loop {
             tokio::select! {
                 biased;
@@ -496,8 +608,28 @@ impl Session {
                     if changed.is_err() {
                         break true;
                     }
-                    self.channel.notify(jsonrpc::notification("notifications/tools/list_changed", &json!({"_meta": tag})));
+                    notify("notifications/tools/list_changed");
                 }
+                changed = prompt_list.changed(), if more.prompts => {
+                    if changed.is_err() {
+                        break true;
+                    }
+                    notify("notifications/prompts/list_changed");
+                }
+                changed = resource_list.changed(), if more.resources => {
+                    if changed.is_err() {
+                        break true;
+                    }
+                    notify("notifications/resources/list_changed");
+                }
+                update = updates.recv(), if watching_updates => match update {
+                    Ok(uri) if more.subscriptions.contains(&uri) => self.channel.notify(jsonrpc::notification(
+                        "notifications/resources/updated",
+                        &json!({"uri": &*uri, "_meta": tag}),
+                    )),
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break true,
+                },
             }
         };
         self.in_flight_map().remove(id.get());
@@ -523,7 +655,31 @@ async fn closed(closing: Option<&mut tokio::sync::watch::Receiver<bool>>) {
 
 /// Methods that run in a task of their own.
 fn runs_alone(method: &str) -> bool {
-    method == "tools/call" || method == "subscriptions/listen"
+    method == "tools/call" || method == "subscriptions/listen" || features::runs_alone(method)
+}
+
+/// Sends a 2025 session `notifications/resources/updated` for the URIs it subscribed to,
+/// until its transport ends.
+async fn forward_updates(
+    state: Arc<State>,
+    channel: Arc<Channel>,
+    mut updates: tokio::sync::broadcast::Receiver<Arc<str>>,
+    mut closing: Option<tokio::sync::watch::Receiver<bool>>,
+) {
+    loop {
+        let uri = tokio::select! {
+            () = closed(closing.as_mut()) => return,
+            update = updates.recv() => match update {
+                Ok(uri) => uri,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+        };
+        let subscribed = state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&*uri);
+        if subscribed {
+            channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": &*uri})));
+        }
+    }
 }
 
 /// Why a method removed in 2026-07-28 is not served under a modern claim, and what to do.
@@ -553,7 +709,7 @@ fn page<'p>(pages: &'p [Box<RawValue>], params: Option<&Value>) -> Result<&'p Ra
 
 /// The `subscriptions/listen` params: `{notifications: {toolsListChanged?, …}}`. Types this
 /// server does not send are left out of the acknowledgement.
-fn listen_request(params: Option<&RawValue>) -> Result<Work, RpcError> {
+fn listen_request(shared: &crate::server::Shared, params: Option<&RawValue>) -> Result<Work, RpcError> {
     let shape = || {
         RpcError::invalid_params(
             "Invalid params: subscriptions/listen needs params {notifications: {toolsListChanged?: boolean, …}}",
@@ -568,7 +724,7 @@ fn listen_request(params: Option<&RawValue>) -> Result<Work, RpcError> {
             return Err(RpcError::invalid_params("Invalid params: `notifications.toolsListChanged` must be a boolean"));
         }
     };
-    Ok(Work::Listen { tools })
+    Ok(Work::Listen { tools, more: Listening::read(shared, filter)? })
 }
 
 /// An id as a message shows it: cut at 64 characters.

@@ -263,6 +263,98 @@ fn test_trigger_tool_change(ctx: &Ctx) -> Result<String, ToolError> {
     Ok("Added test_dynamic_tool.".into())
 }
 
+/// A fixed line of text.
+#[resource(uri = "test://static-text", mime_type = "text/plain")]
+fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A 1×1 red pixel (PNG), sent as a base64 blob.
+#[resource(uri = "test://static-binary", mime_type = "image/png")]
+fn static_binary() -> Vec<u8> {
+    RED_PIXEL_PNG.to_vec()
+}
+
+/// Data for one id, read from the URI.
+#[resource(uri_template = "test://template/{id}/data", mime_type = "application/json")]
+fn template_data(id: String) -> String {
+    serde_json::json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+}
+
+/// A resource whose changes clients can subscribe to.
+#[resource(uri = "test://watched-resource", mime_type = "text/plain")]
+fn watched_resource() -> &'static str {
+    "Watched resource content."
+}
+
+/// A prompt without arguments.
+#[prompt]
+fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// A prompt whose two arguments appear in its message.
+#[prompt(complete(arg1 = arg1_values))]
+fn test_prompt_with_arguments(
+    /// The first argument.
+    arg1: String,
+    /// The second argument.
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// Suggestions for `arg1`, filtered by what was typed.
+fn arg1_values(_ctx: &Ctx, typed: String) -> Vec<String> {
+    ["alpha", "beta", "gamma"].into_iter().filter(|v| v.starts_with(&typed)).map(str::to_owned).collect()
+}
+
+/// A prompt that embeds the resource it is given.
+#[prompt]
+fn test_prompt_with_embedded_resource(
+    /// The URI of the resource to embed.
+    #[allow(non_snake_case)]
+    resourceUri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(Content::embedded_text(
+            resourceUri,
+            "text/plain",
+            "Embedded resource content for testing.",
+        )),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt with an image: a 1×1 red pixel (PNG).
+#[prompt]
+fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(Content::image(base64(RED_PIXEL_PNG), "image/png")),
+        PromptMessage::user("Please analyze the image above."),
+    ]
+}
+
+/// A prompt that `test_trigger_prompt_change` adds and removes.
+#[prompt]
+fn test_dynamic_prompt() -> &'static str {
+    "I come and go."
+}
+
+/// Adds `test_dynamic_prompt` when it is absent, removes it when present: clients listening
+/// for prompt-list changes are told.
+#[tool]
+fn test_trigger_prompt_change(ctx: &Ctx) -> Result<String, ToolError> {
+    let Some(server) = ctx.state::<Running>()?.0.get() else {
+        return Err(ToolError::internal("The server is still starting.").retryable(true).hint("Retry in a moment."));
+    };
+    if server.remove_prompt("test_dynamic_prompt") {
+        return Ok("Removed test_dynamic_prompt.".into());
+    }
+    server.add_prompt(test_dynamic_prompt);
+    Ok("Added test_dynamic_prompt.".into())
+}
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
     mcp_runtime::init_stderr_logging();
@@ -290,6 +382,15 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .tool(test_streaming_elicitation)
         .tool(test_trigger_tool_change)
         .tool(test_header_param)
+        .tool(test_trigger_prompt_change)
+        .resource(static_text)
+        .resource(static_binary)
+        .resource(template_data)
+        .resource(watched_resource)
+        .prompt(test_simple_prompt)
+        .prompt(test_prompt_with_arguments)
+        .prompt(test_prompt_with_embedded_resource)
+        .prompt(test_prompt_with_image)
         .state(Running(std::sync::OnceLock::new()))
         .build()?;
     if let Some(running) = server.state::<Running>() {

@@ -1,0 +1,192 @@
+//! What `#[resource]` and `#[prompt]` emit besides the public items they share with
+//! `#[tool]`: a `const _: () = { .. }` holding the `ResourceDef` / `PromptDef` impl, the fn
+//! that reads each parameter from its text and calls the handler, and the completers'
+//! adapters. Parameters are read one by one at their own spans (`TextValue`), so a type that
+//! cannot come from text is an error at that type.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{ParamKind, Tool};
+use crate::attr::Kind;
+use crate::expand::{contract, icons, krate, option, unwrap_result};
+use crate::validate::tool_name;
+
+pub(crate) fn items(tool: &Tool<'_>) -> TokenStream {
+    let krate = krate(tool);
+    let p = quote!(#krate::__private);
+    let name = &tool.original.sig.ident;
+    let attr = &tool.attr;
+
+    // Each parameter: the context, or a value read from its text at its type's span.
+    let mut reads = Vec::new();
+    let mut call_args = Vec::new();
+    let mut arguments = Vec::new();
+    let mut ctx_ty = None;
+    for (i, param) in tool.params.iter().enumerate() {
+        let ty = &param.ty;
+        if param.kind == ParamKind::Context {
+            ctx_ty = Some(quote!(#ty));
+            let read = quote_spanned!(ty.span()=> __mcp_call.context::<#ty>());
+            reads.push(quote!(let __mcp_ctx = #read;));
+            call_args.push(quote!(&__mcp_ctx));
+            continue;
+        }
+        let binding = format_ident!("__mcp_arg{i}");
+        let key = param.ident.as_ref().map_or_else(String::new, |i| i.to_string().trim_start_matches("r#").to_owned());
+        let read = quote_spanned!(ty.span()=> __mcp_call.text::<#ty>(#key));
+        reads.push(quote!(let #binding = #read?;));
+        call_args.push(quote!(#binding));
+        let doc = option(crate::text::doc_text(&param.field_attrs.iter().map(|a| (*a).clone()).collect::<Vec<_>>()));
+        let required = quote_spanned!(ty.span()=> <#ty as #krate::TextValue>::REQUIRED);
+        arguments.push(quote!(#p::PromptArgument { name: #key, description: #doc, required: #required }));
+    }
+
+    let await_ = tool.original.sig.asyncness.map(|_| quote!(.await));
+    let unwrap = unwrap_result(tool, &krate);
+    let ret_span = tool.ret.span;
+    let contract = contract(tool, &krate, ctx_ty.as_ref());
+    let wire_name = tool_name(tool);
+    let title = option(attr.title.as_ref());
+    let description =
+        attr.description.as_ref().map_or_else(|| tool.docs.clone().unwrap_or_default(), syn::LitStr::value);
+    let icons = icons(tool, &krate);
+
+    let (complete, complete_defs) = completers(tool, &krate);
+
+    let (def_trait, spec_ty, body_ty, into, fields, extra) = match attr.kind {
+        Kind::Resource => {
+            let (fields, list_def) = resource_fields(tool, &krate);
+            (
+                quote!(#p::ResourceDef),
+                quote!(#p::ResourceSpec),
+                quote!(#p::ResourceBody),
+                quote_spanned!(ret_span=> #krate::IntoResource::into_resource(__mcp_out)),
+                fields,
+                list_def,
+            )
+        }
+        Kind::Prompt => (
+            quote!(#p::PromptDef),
+            quote!(#p::PromptSpec),
+            quote!(#krate::PromptResult),
+            quote_spanned!(ret_span=> #krate::IntoPrompt::into_prompt(__mcp_out)),
+            quote! {
+                arguments: ::std::vec![#(#arguments),*],
+                get: __mcp_run,
+            },
+            TokenStream::new(),
+        ),
+        Kind::Tool => unreachable!("tools expand in `expand`"),
+    };
+
+    quote! {
+        const _: () = {
+            impl #def_trait for #name {
+                fn spec() -> #spec_ty {
+                    #spec_ty {
+                        name: #wire_name,
+                        title: #title,
+                        description: #description,
+                        icons: #icons,
+                        module: ::core::module_path!(),
+                        contract: #contract,
+                        complete: ::std::vec![#(#complete),*],
+                        #fields
+                    }
+                }
+            }
+
+            /// One request: each parameter read from its text, the handler run, its value
+            /// turned into the result.
+            fn __mcp_run(__mcp_call: #p::Call) -> #p::BoxFuture<'static, ::core::result::Result<#body_ty, #krate::ToolError>> {
+                ::std::boxed::Box::pin(async move {
+                    #(#reads)*
+                    let __mcp_out = #name::handler(#(#call_args),*) #await_;
+                    #unwrap
+                    ::core::result::Result::Ok(#into)
+                })
+            }
+
+            #extra
+            #(#complete_defs)*
+        };
+    }
+}
+
+/// Each `complete(arg = fn)`: the `(name, adapter)` pair of the spec, and the adapter, which
+/// reads the typed value and calls `fn(&ctx, value)`.
+fn completers(tool: &Tool<'_>, krate: &TokenStream) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let p = quote!(#krate::__private);
+    let attr = &tool.attr;
+    let completers: Vec<_> = attr
+        .complete
+        .iter()
+        .enumerate()
+        .map(|(i, (arg, path))| {
+            let f = format_ident!("__mcp_complete{i}");
+            let arg = arg.to_string().trim_start_matches("r#").to_owned();
+            // Spanned at the path: a completer of the wrong shape is an error there.
+            let out = quote_spanned!(path.span()=> #path(&__mcp_ctx, __mcp_value));
+            let run = quote! {
+                #[allow(unused_imports)]
+                use #p::{AwaitCompletion as _, ReadyCompletion as _};
+                let __mcp_out = #out;
+                (&&#p::CompletionOf::of(&__mcp_out)).complete(__mcp_out).await
+            };
+            let def = quote! {
+                fn #f(__mcp_call: #p::Call) -> #p::BoxFuture<'static, ::core::result::Result<::std::vec::Vec<::std::string::String>, #krate::ToolError>> {
+                    ::std::boxed::Box::pin(async move {
+                        let __mcp_ctx = __mcp_call.context::<#krate::Ctx>();
+                        let __mcp_value = __mcp_call.text::<::std::string::String>("value")?;
+                        #run
+                    })
+                }
+            };
+            (quote!((#arg, #f as #p::Completer)), def)
+        })
+        .collect();
+
+    completers.into_iter().unzip()
+}
+
+/// The `ResourceSpec` fields of its address, and the `list` adapter when there is one.
+fn resource_fields(tool: &Tool<'_>, krate: &TokenStream) -> (TokenStream, TokenStream) {
+    let p = quote!(#krate::__private);
+    let attr = &tool.attr;
+    let (uri, template) = match (&attr.uri, &attr.uri_template) {
+        (Some(uri), _) => (uri.value(), false),
+        (None, Some(template)) => (template.value(), true),
+        (None, None) => unreachable!("validated: a resource has a uri or a template"),
+    };
+    let mime = option(attr.mime_type.as_ref());
+    let size = option(attr.size.as_ref().map(|s| quote!(#s as u64)));
+    let (list, list_def) = match &attr.list {
+        Some(path) => {
+            let run = quote_spanned!(path.span()=> #krate::IntoListing::into_listing(#path(&__mcp_ctx).await));
+            (
+                quote!(::core::option::Option::Some(__mcp_list)),
+                quote! {
+                    fn __mcp_list(__mcp_call: #p::Call) -> #p::BoxFuture<'static, ::core::result::Result<::std::vec::Vec<#krate::Resource>, #krate::ToolError>> {
+                        ::std::boxed::Box::pin(async move {
+                            let __mcp_ctx = __mcp_call.context::<#krate::Ctx>();
+                            #run
+                        })
+                    }
+                },
+            )
+        }
+        None => (quote!(::core::option::Option::None), TokenStream::new()),
+    };
+    let fields = quote! {
+        uri: #uri,
+        template: #template,
+        mime_type: #mime,
+        size: #size,
+        annotations: ::core::option::Option::None,
+        read: __mcp_run,
+        list: #list,
+    };
+    (fields, list_def)
+}

@@ -1,0 +1,216 @@
+//! Resources, prompts and completion as the session routes them: which methods they answer,
+//! the capabilities they add (only when the server has them), their list pages, and the
+//! shape of their results in each era.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::client::{Client, Era};
+use crate::completion::{self, CompletionRequest, Ref};
+use crate::context::Caller;
+use crate::jsonrpc::RpcError;
+use crate::server::{Shared, cursor_for, page_of};
+use crate::{prompts, resources};
+
+/// A request for a feature that runs in a task of its own (its handler is the author's).
+pub(crate) enum Feature {
+    ResourcesList(Option<Value>),
+    Read(String),
+    GetPrompt(Option<Value>),
+    Complete(CompletionRequest),
+}
+
+/// The methods whose handlers are the author's code: they run in their own task.
+pub(crate) fn runs_alone(method: &str) -> bool {
+    matches!(method, "resources/list" | "resources/read" | "prompts/get" | "completion/complete")
+}
+
+/// Whether this server answers `method` (a feature it has none of is not found).
+fn served(shared: &Shared, method: &str) -> bool {
+    match method.split('/').next() {
+        Some("resources") => !shared.resources.is_empty(),
+        Some("prompts") => shared.has_prompts(),
+        Some("completion") => completions(shared),
+        _ => false,
+    }
+}
+
+/// Completion is offered when there is something to complete: a prompt or a template.
+fn completions(shared: &Shared) -> bool {
+    shared.has_prompts() || shared.resources.all.iter().any(|r| r.template.is_some())
+}
+
+/// The parsed request of a method that runs alone.
+pub(crate) fn request(shared: &Shared, method: &str, params: Option<Value>) -> Result<Feature, RpcError> {
+    if !served(shared, method) {
+        return Err(RpcError::method_not_found(method));
+    }
+    Ok(match method {
+        "resources/list" => Feature::ResourcesList(params),
+        "resources/read" => Feature::Read(resources::read_request(params.as_ref())?),
+        "prompts/get" => Feature::GetPrompt(params),
+        _ => Feature::Complete(completion::request(params.as_ref())?),
+    })
+}
+
+/// Runs a feature request: its result as the request's era shows it.
+pub(crate) async fn run(shared: &Shared, caller: &Caller<'_>, feature: Feature) -> Result<Value, RpcError> {
+    let (body, cacheable) = match feature {
+        Feature::ResourcesList(params) => {
+            let all = resources::list(caller, &shared.resources).await?;
+            (page(shared, all, "resources", params.as_ref())?, true)
+        }
+        Feature::Read(uri) => (resources::read(caller, &shared.resources, uri).await?, true),
+        Feature::GetPrompt(params) => (prompts::get(caller, &shared.prompts(), params.as_ref()).await?, false),
+        Feature::Complete(req) => {
+            let prompts = shared.prompts();
+            let (owner, completers) = match &req.reference {
+                Ref::Prompt(name) => {
+                    let prompt = prompts.get(name).ok_or_else(|| {
+                        RpcError::invalid_params(format!(
+                            "Invalid params: unknown prompt {}; list prompts with prompts/list",
+                            crate::envelope::display_name(name)
+                        ))
+                    })?;
+                    (prompt.name, &prompt.complete[..])
+                }
+                Ref::Resource(uri) => {
+                    let resource = shared.resources.template(uri).ok_or_else(|| {
+                        RpcError::invalid_params(format!(
+                            "Invalid params: no resource template is written `{}`; list them with resources/templates/list",
+                            crate::envelope::display_name(uri)
+                        ))
+                    })?;
+                    (resource.spec.name, &resource.spec.complete[..])
+                }
+            };
+            (completion::run(caller, owner, completers, req).await?, false)
+        }
+    };
+    Ok(finish(shared, caller.client, body, cacheable))
+}
+
+/// Feature methods answered at once (no author code runs), or `None` for another method.
+pub(crate) fn answer(
+    shared: &Shared,
+    client: &Client,
+    method: &str,
+    params: Option<&Value>,
+) -> Option<Result<Value, RpcError>> {
+    let listed = match method {
+        "resources/templates/list" => resources::templates(&shared.resources),
+        "prompts/list" => prompts::list(&shared.prompts()),
+        _ => return None,
+    };
+    if !served(shared, method) {
+        return Some(Err(RpcError::method_not_found(method)));
+    }
+    let key = if method == "prompts/list" { "prompts" } else { "resourceTemplates" };
+    Some(page(shared, listed, key, params).map(|body| finish(shared, client, body, true)))
+}
+
+/// A modern result: `resultType`, the cache hints when the result may be cached, and the
+/// server's name in `_meta`. A legacy one is the body as it is.
+fn finish(shared: &Shared, client: &Client, body: Value, cacheable: bool) -> Value {
+    let Client::Modern(_) = client else { return body };
+    let Value::Object(mut map) = body else { return body };
+    map.insert("resultType".into(), Value::from("complete"));
+    if cacheable {
+        map.insert("ttlMs".into(), Value::from(shared.options.cache_ttl_ms));
+        map.insert("cacheScope".into(), json!(shared.options.cache_scope));
+    }
+    let server_info: Value = serde_json::from_str(shared.server_info.get()).unwrap_or_default();
+    map.insert("_meta".into(), json!({"io.modelcontextprotocol/serverInfo": server_info}));
+    Value::Object(map)
+}
+
+/// One page of a list, by the request's cursor.
+fn page(shared: &Shared, items: Vec<Value>, key: &str, params: Option<&Value>) -> Result<Value, RpcError> {
+    let size = shared.options.page_size.unwrap_or(usize::MAX).max(1);
+    let pages = items.len().div_ceil(size).max(1);
+    let at = match params.and_then(|p| p.get("cursor")) {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(cursor)) => page_of(cursor).filter(|&p| p > 0 && p < pages).ok_or_else(|| {
+            RpcError::invalid_params("Invalid params: unknown cursor; list again without a cursor to start over")
+        })?,
+        Some(_) => return Err(RpcError::invalid_params("Invalid params: `cursor` must be a string")),
+    };
+    let mut body = Map::new();
+    let items: Vec<Value> = items.into_iter().skip(at.saturating_mul(size)).take(size).collect();
+    body.insert(key.to_owned(), Value::Array(items));
+    if at + 1 < pages {
+        body.insert("nextCursor".into(), Value::from(cursor_for(at + 1)));
+    }
+    Ok(Value::Object(body))
+}
+
+/// The capabilities of the features this server has, for `initialize` (legacy) and
+/// `server/discover` (modern). Legacy sessions are told of resource updates they subscribed
+/// to; list changes reach only modern listen streams.
+pub(crate) fn capabilities(shared: &Shared, era: Era, into: &mut Map<String, Value>) {
+    let modern = era == Era::Modern;
+    if !shared.resources.is_empty() {
+        into.insert("resources".into(), json!({"subscribe": true, "listChanged": modern}));
+    }
+    if shared.has_prompts() {
+        into.insert("prompts".into(), json!({"listChanged": modern}));
+    }
+    if completions(shared) {
+        into.insert("completions".into(), json!({}));
+    }
+}
+
+/// What a listen stream asked for beyond tools, as far as this server can honour it.
+#[derive(Default)]
+pub(crate) struct Listening {
+    pub(crate) prompts: bool,
+    pub(crate) resources: bool,
+    /// URIs whose `notifications/resources/updated` the stream wants.
+    pub(crate) subscriptions: Vec<Arc<str>>,
+}
+
+impl Listening {
+    /// Reads `promptsListChanged`, `resourcesListChanged` and `resourceSubscriptions` from a
+    /// listen filter; what this server has none of is left out.
+    pub(crate) fn read(shared: &Shared, filter: &Value) -> Result<Listening, RpcError> {
+        let flag = |key: &str| match filter.get(key) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => {
+                Err(RpcError::invalid_params(format!("Invalid params: `notifications.{key}` must be a boolean")))
+            }
+        };
+        let prompts = flag("promptsListChanged")? && shared.has_prompts();
+        let resources = flag("resourcesListChanged")? && !shared.resources.is_empty();
+        let subscriptions = match filter.get("resourceSubscriptions") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(uris)) if uris.iter().all(Value::is_string) => {
+                uris.iter().filter_map(Value::as_str).map(Arc::from).collect()
+            }
+            Some(_) => {
+                return Err(RpcError::invalid_params(
+                    "Invalid params: `notifications.resourceSubscriptions` must be an array of URIs",
+                ));
+            }
+        };
+        let subscriptions = if shared.resources.is_empty() { Vec::new() } else { subscriptions };
+        Ok(Listening { prompts, resources, subscriptions })
+    }
+
+    /// The honoured part of the filter, for the acknowledgement.
+    pub(crate) fn honoured(&self, into: &mut Map<String, Value>) {
+        if self.prompts {
+            into.insert("promptsListChanged".into(), Value::Bool(true));
+        }
+        if self.resources {
+            into.insert("resourcesListChanged".into(), Value::Bool(true));
+        }
+        if !self.subscriptions.is_empty() {
+            into.insert(
+                "resourceSubscriptions".into(),
+                json!(self.subscriptions.iter().map(|u| &**u).collect::<Vec<_>>()),
+            );
+        }
+    }
+}

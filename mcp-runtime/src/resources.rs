@@ -1,0 +1,407 @@
+//! Resources: what `#[resource]` registers, and `resources/list`, `resources/templates/list`
+//! and `resources/read`. A read finds its resource (a fixed URI first, then the templates in
+//! the order they were added), runs the handler with the template's variables, and turns its
+//! value into `contents`. Failures are JSON-RPC errors carrying the envelope's `data`; a URI
+//! that names nothing is "not found" in the code of the request's era.
+
+use base64::Engine as _;
+use mcp_core::{Annotations, ContractEntry, Icon, ResourceContents, ToolError};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::catch::{CatchUnwind, panic_text};
+use crate::client::{Client, Era};
+use crate::context::{BoxFuture, Call, Caller};
+use crate::envelope::{Origin, Site, fail_rpc};
+use crate::jsonrpc::RpcError;
+use crate::request_id::RequestId;
+use crate::uri_template::UriTemplate;
+
+/// Implemented by `#[resource]` for the unit struct named after the fn.
+pub trait ResourceDef: 'static {
+    /// The resource's name, URI or template, metadata and handlers.
+    fn spec() -> ResourceSpec;
+}
+
+/// A template's `list = fn`, as `#[resource]` wraps it.
+pub type Lister = fn(Call) -> BoxFuture<'static, Result<Vec<Resource>, ToolError>>;
+
+/// What `#[resource]` generates; built once, when the resource is registered.
+pub struct ResourceSpec {
+    /// The name (the fn's, or `name = ..`).
+    pub name: &'static str,
+    /// A display title.
+    pub title: Option<&'static str>,
+    /// The doc comment.
+    pub description: &'static str,
+    /// The URI, or the RFC 6570 template when `template` is set.
+    pub uri: &'static str,
+    /// `uri` is a template whose variables are the fn's parameters.
+    pub template: bool,
+    /// The contents' MIME type.
+    pub mime_type: Option<&'static str>,
+    /// The size in bytes, when known up front.
+    pub size: Option<u64>,
+    /// Audience, priority, last modification.
+    pub annotations: Option<Annotations>,
+    /// Icons for clients to show.
+    pub icons: Vec<Icon>,
+    /// The fn's module path.
+    pub module: &'static str,
+    /// The declared failure modes.
+    pub contract: &'static [ContractEntry],
+    /// One read: the variables' values are the call's arguments, by name.
+    pub read: fn(Call) -> BoxFuture<'static, Result<ResourceBody, ToolError>>,
+    /// A template's instances, for `resources/list` (`list = fn`).
+    pub list: Option<Lister>,
+    /// Completers of the template's variables (`complete(var = fn)`).
+    pub complete: Vec<(&'static str, crate::completion::Completer)>,
+}
+
+/// A resource as `resources/list` shows it: what a `list = fn` returns for each instance of
+/// a template (a directory's files, a table's rows).
+///
+/// ```
+/// use mcp_runtime::Resource;
+///
+/// let note = Resource::new("notes://todo.md", "todo.md").mime_type("text/markdown").size(120);
+/// ```
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    uri: String,
+    name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mime_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotations: Option<Annotations>,
+}
+
+impl Resource {
+    /// A resource with its URI and name; the MIME type is the template's unless set.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Resource {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            annotations: None,
+        }
+    }
+
+    /// A display title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// What it holds.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Its MIME type.
+    #[must_use]
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Its size in bytes.
+    #[must_use]
+    pub fn size(mut self, bytes: u64) -> Self {
+        self.size = Some(bytes);
+        self
+    }
+
+    /// Audience, priority, last modification.
+    #[must_use]
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+}
+
+/// What a resource handler returned, before it has a URI: text, bytes (sent as base64
+/// `blob`), or contents of its own.
+pub enum ResourceBody {
+    /// `text`.
+    Text(String),
+    /// `blob`, base64-encoded on the wire.
+    Bytes(Vec<u8>),
+    /// Contents as they are (several, or with URIs of their own).
+    Contents(Vec<ResourceContents>),
+}
+
+/// A return type of a `#[resource]` fn: `String` or `&'static str` (text), `Vec<u8>`
+/// (bytes), [`ResourceContents`] or a `Vec` of them.
+#[diagnostic::on_unimplemented(
+    message = "a `#[resource]` fn cannot return `{Self}`",
+    label = "return text (`String`), bytes (`Vec<u8>`), or `ResourceContents` (one or a `Vec`)",
+    note = "wrap it in `Result<_, ToolError>` to fail"
+)]
+pub trait IntoResource {
+    /// The body.
+    fn into_resource(self) -> ResourceBody;
+}
+
+impl IntoResource for String {
+    fn into_resource(self) -> ResourceBody {
+        ResourceBody::Text(self)
+    }
+}
+
+impl IntoResource for &'static str {
+    fn into_resource(self) -> ResourceBody {
+        ResourceBody::Text(self.to_owned())
+    }
+}
+
+impl IntoResource for Vec<u8> {
+    fn into_resource(self) -> ResourceBody {
+        ResourceBody::Bytes(self)
+    }
+}
+
+impl IntoResource for ResourceContents {
+    fn into_resource(self) -> ResourceBody {
+        ResourceBody::Contents(vec![self])
+    }
+}
+
+impl IntoResource for Vec<ResourceContents> {
+    fn into_resource(self) -> ResourceBody {
+        ResourceBody::Contents(self)
+    }
+}
+
+/// What a `list = fn` returns: `Vec<Resource>`, or a `Result` of it.
+#[diagnostic::on_unimplemented(
+    message = "a resource's `list` fn cannot return `{Self}`",
+    label = "return `Vec<Resource>` or `Result<Vec<Resource>, ToolError>`"
+)]
+pub trait IntoListing {
+    /// The listing, or why it failed.
+    fn into_listing(self) -> Result<Vec<Resource>, ToolError>;
+}
+
+impl IntoListing for Vec<Resource> {
+    fn into_listing(self) -> Result<Vec<Resource>, ToolError> {
+        Ok(self)
+    }
+}
+
+impl<E: Into<ToolError>> IntoListing for Result<Vec<Resource>, E> {
+    fn into_listing(self) -> Result<Vec<Resource>, ToolError> {
+        self.map_err(Into::into)
+    }
+}
+
+/// One registered resource.
+pub(crate) struct Registered {
+    pub(crate) spec: ResourceSpec,
+    /// The parsed template, for a template resource.
+    pub(crate) template: Option<UriTemplate>,
+}
+
+impl Registered {
+    fn site(&self, causes: usize) -> Site<'_> {
+        Site { family: "resource", tool: self.spec.name, contract: self.spec.contract, structured: true, causes }
+    }
+}
+
+/// The resources served: fixed URIs and templates, in the order they were added.
+#[derive(Default)]
+pub(crate) struct Resources {
+    pub(crate) all: Vec<Registered>,
+}
+
+impl Resources {
+    /// Registers a resource, or says why it cannot be.
+    pub(crate) fn add(&mut self, spec: ResourceSpec) -> Result<(), (&'static str, String)> {
+        let bad = |message: String| (spec.name, message);
+        if self.all.iter().any(|r| r.spec.name == spec.name) {
+            return Err(bad("another resource has this name; give one of them `name = \"...\"`".to_owned()));
+        }
+        if self.all.iter().any(|r| r.spec.uri == spec.uri) {
+            return Err(bad(format!("another resource is registered at `{}`", spec.uri)));
+        }
+        let template = if spec.template { Some(UriTemplate::parse(spec.uri).map_err(bad)?) } else { None };
+        self.all.push(Registered { spec, template });
+        Ok(())
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.all.is_empty()
+    }
+
+    /// The resource `uri` names, and the values of its template's variables.
+    fn find(&self, uri: &str) -> Option<(&Registered, Vec<String>)> {
+        if let Some(fixed) = self.all.iter().find(|r| r.template.is_none() && r.spec.uri == uri) {
+            return Some((fixed, Vec::new()));
+        }
+        self.all.iter().find_map(|r| Some((r, r.template.as_ref()?.matches(uri)?)))
+    }
+
+    /// The template resource written as `template`.
+    pub(crate) fn template(&self, template: &str) -> Option<&Registered> {
+        self.all.iter().find(|r| r.template.is_some() && r.spec.uri == template)
+    }
+}
+
+/// `resources/list`: the fixed resources, then each template's listed instances.
+pub(crate) async fn list(caller: &Caller<'_>, resources: &Resources) -> Result<Vec<Value>, RpcError> {
+    let mut out = Vec::new();
+    for r in &resources.all {
+        let spec = &r.spec;
+        match (&r.template, spec.list) {
+            (None, _) => out.push(descriptor(spec, "uri")),
+            (Some(_), Some(list)) => {
+                let request_id = RequestId::generate();
+                let listed = CatchUnwind((list)(caller.call(spec.name, Value::Null, request_id))).await;
+                let listed = match listed {
+                    Ok(listed) => {
+                        listed.map_err(|e| fail_rpc(r.site(caller.causes), e, request_id, Origin::Handler, None))?
+                    }
+                    Err(payload) => return Err(panicked(r, caller.causes, &*payload, request_id)),
+                };
+                for mut resource in listed {
+                    if resource.mime_type.is_none() {
+                        resource.mime_type = spec.mime_type.map(str::to_owned);
+                    }
+                    out.push(serde_json::to_value(&resource).unwrap_or_else(|_| unreachable!("strings and numbers")));
+                }
+            }
+            (Some(_), None) => {}
+        }
+    }
+    Ok(out)
+}
+
+/// `resources/templates/list`.
+pub(crate) fn templates(resources: &Resources) -> Vec<Value> {
+    resources.all.iter().filter(|r| r.template.is_some()).map(|r| descriptor(&r.spec, "uriTemplate")).collect()
+}
+
+fn descriptor(spec: &ResourceSpec, uri_key: &str) -> Value {
+    let mut d = Map::new();
+    d.insert(uri_key.to_owned(), Value::from(spec.uri));
+    d.insert("name".into(), Value::from(spec.name));
+    if let Some(title) = spec.title {
+        d.insert("title".into(), Value::from(title));
+    }
+    if !spec.description.is_empty() {
+        d.insert("description".into(), Value::from(spec.description));
+    }
+    if let Some(mime) = spec.mime_type {
+        d.insert("mimeType".into(), Value::from(mime));
+    }
+    if let Some(size) = spec.size {
+        d.insert("size".into(), Value::from(size));
+    }
+    if let Some(a) = &spec.annotations {
+        d.insert("annotations".into(), serde_json::to_value(a).unwrap_or_default());
+    }
+    if !spec.icons.is_empty() {
+        d.insert("icons".into(), serde_json::to_value(&spec.icons).unwrap_or_default());
+    }
+    Value::Object(d)
+}
+
+/// The `ReadResourceRequest` params: `{uri: string}`.
+pub(crate) fn read_request(params: Option<&Value>) -> Result<String, RpcError> {
+    match params.and_then(|p| p.get("uri")) {
+        Some(Value::String(uri)) => Ok(uri.clone()),
+        Some(_) => Err(RpcError::invalid_params("Invalid params: `uri` must be a string")),
+        None => Err(RpcError::invalid_params("Invalid params: resources/read needs params {uri}")),
+    }
+}
+
+/// `resources/read`: `{contents: [...]}`, or a JSON-RPC error.
+pub(crate) async fn read(caller: &Caller<'_>, resources: &Resources, uri: String) -> Result<Value, RpcError> {
+    let request_id = RequestId::generate();
+    let not_found = not_found_code(caller.client);
+    let Some((resource, values)) = resources.find(&uri) else {
+        let err = ToolError::not_found(format!("Resource not found: {}", shown(&uri)))
+            .reason("resource_not_found")
+            .retryable(false)
+            .hint("List resources with resources/list (and templates with resources/templates/list), then read one of those URIs.")
+            .data(json!({"uri": uri}));
+        let site = Site { family: "resource", tool: &shown(&uri), contract: &[], structured: true, causes: 0 };
+        return Err(fail_rpc(site, err, request_id, Origin::Refusal, Some(not_found)));
+    };
+    let spec = &resource.spec;
+    let names = resource.template.iter().flat_map(UriTemplate::variables);
+    let args: Map<String, Value> = names.zip(values).map(|(n, v)| (n.to_owned(), Value::String(v))).collect();
+    let handler = CatchUnwind((spec.read)(caller.call(spec.name, Value::Object(args), request_id)));
+    let body = match handler.await {
+        Ok(Ok(body)) => body,
+        Ok(Err(err)) => {
+            let code = (err.code() == mcp_core::ErrorCode::NotFound).then_some(not_found);
+            let err = if code.is_some() { with_uri(err, &uri) } else { err };
+            let origin = if err.reason_str() == Some("invalid_arguments") { Origin::Refusal } else { Origin::Handler };
+            return Err(fail_rpc(resource.site(caller.causes), err, request_id, origin, code));
+        }
+        Err(payload) => return Err(panicked(resource, caller.causes, &*payload, request_id)),
+    };
+    let mime = spec.mime_type.map(str::to_owned);
+    let contents = match body {
+        ResourceBody::Text(text) => vec![ResourceContents::Text { uri, mime_type: mime, text }],
+        ResourceBody::Bytes(bytes) => vec![ResourceContents::Blob {
+            uri,
+            mime_type: mime,
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+        }],
+        ResourceBody::Contents(contents) if contents.is_empty() => {
+            let err = ToolError::not_found(format!("Resource not found: {}", shown(&uri)))
+                .reason("resource_not_found")
+                .retryable(false)
+                .hint("List resources with resources/list, then read one of those URIs.");
+            let err = with_uri(err, &uri);
+            return Err(fail_rpc(resource.site(caller.causes), err, request_id, Origin::Refusal, Some(not_found)));
+        }
+        ResourceBody::Contents(contents) => contents,
+    };
+    Ok(json!({"contents": contents}))
+}
+
+/// Resource not found: `-32002` in 2025-11-25, `-32602` in 2026-07-28.
+fn not_found_code(client: &Client) -> i32 {
+    if client.era() == Era::Modern { -32602 } else { -32002 }
+}
+
+/// The failure with `data.uri` set, as "not found" carries it.
+fn with_uri(err: ToolError, uri: &str) -> ToolError {
+    err.data(json!({"uri": uri}))
+}
+
+/// A URI as a message shows it: control characters removed, cut at 256 characters.
+fn shown(uri: &str) -> String {
+    let clean: String = uri.chars().filter(|c| !c.is_control()).take(256).collect();
+    if uri.chars().count() > 256 { format!("{clean}…") } else { clean }
+}
+
+fn panicked(
+    resource: &Registered,
+    causes: usize,
+    payload: &(dyn std::any::Any + Send),
+    request_id: RequestId,
+) -> RpcError {
+    let name = resource.spec.name;
+    tracing::error!(target: "mcp_runtime::call", %request_id, resource = name, payload = panic_text(payload), "handler panicked");
+    let err = ToolError::internal(format!("Resource {name} failed unexpectedly."))
+        .reason("internal_error")
+        .hint("Retry once; if it fails again, report the request id to the server operator.");
+    fail_rpc(resource.site(causes), err, request_id, Origin::Fault, None)
+}
