@@ -62,7 +62,7 @@ pub use mcp_macros::{contract, errors, prompt, resource, tool};
 pub use output::Structured;
 pub use prompts::{IntoPrompt, PromptResult};
 pub use request_id::RequestId;
-pub use resources::{IntoListing, IntoResource, Resource};
+pub use resources::{IntoListing, IntoResource, Resource, ResourceDir};
 pub use schemars;
 pub use server::{CacheScope, Error, PolicyRequest, Refusal, Server, ServerBuilder};
 pub use text::TextValue;

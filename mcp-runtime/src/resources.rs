@@ -208,6 +208,78 @@ impl<E: Into<ToolError>> IntoListing for Result<Vec<Resource>, E> {
     }
 }
 
+/// A directory whose files are served as resources: names taken from URIs resolve inside
+/// it, or not at all. `..`, an absolute path, and a symlink that leads out are refused as
+/// `invalid_arguments` (`-32602`), without showing where the directory is.
+///
+/// ```
+/// use mcp_runtime::ResourceDir;
+///
+/// let dir = std::env::temp_dir();
+/// let notes = ResourceDir::new(&dir).unwrap();
+/// assert!(notes.resolve("todo.md").unwrap().starts_with(notes.path()));
+/// assert!(notes.resolve("../etc/passwd").is_err());
+/// assert!(notes.resolve("/etc/passwd").is_err());
+/// ```
+#[derive(Clone, Debug)]
+pub struct ResourceDir {
+    root: std::path::PathBuf,
+}
+
+impl ResourceDir {
+    /// The directory at `path`, which must exist (symlinks in `path` itself are resolved).
+    ///
+    /// # Errors
+    ///
+    /// When `path` does not exist or is not a directory.
+    pub fn new(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
+        let root = std::fs::canonicalize(path)?;
+        if !root.is_dir() {
+            return Err(std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory"));
+        }
+        Ok(ResourceDir { root })
+    }
+
+    /// The directory, canonical.
+    pub fn path(&self) -> &std::path::Path {
+        &self.root
+    }
+
+    /// The path of `name` (relative, `/`-separated) inside the directory. It need not exist;
+    /// when it does, or a directory above it does, the real path must be inside too.
+    ///
+    /// # Errors
+    ///
+    /// `invalid_arguments` for an empty name, `..`, `.`, an absolute path, or a path that a
+    /// symlink leads out of the directory.
+    pub fn resolve(&self, name: &str) -> Result<std::path::PathBuf, ToolError> {
+        use std::path::Component;
+        let relative = std::path::Path::new(name);
+        let plain = !name.is_empty()
+            && !name.contains('\0')
+            && relative.components().all(|c| matches!(c, Component::Normal(_)));
+        let outside = || {
+            ToolError::invalid_params(format!(
+                "`{}` is not a name inside the resource directory.",
+                crate::envelope::display_name(name)
+            ))
+            .reason("invalid_arguments")
+            .retryable(false)
+            .hint("Use a relative name such as `notes/todo.md`, without `..`, `.` or a leading `/`; list resources to see the names.")
+        };
+        if !plain {
+            return Err(outside());
+        }
+        let joined = self.root.join(relative);
+        // The deepest part of the path that exists decides where it really is.
+        let existing = joined.ancestors().find(|p| p.exists()).unwrap_or(&self.root);
+        match std::fs::canonicalize(existing) {
+            Ok(real) if real.starts_with(&self.root) => Ok(joined),
+            _ => Err(outside()),
+        }
+    }
+}
+
 /// One registered resource.
 pub(crate) struct Registered {
     pub(crate) spec: ResourceSpec,
@@ -404,4 +476,39 @@ fn panicked(
         .reason("internal_error")
         .hint("Retry once; if it fails again, report the request id to the server operator.");
     fail_rpc(resource.site(causes), err, request_id, Origin::Fault, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_stay_inside_the_directory() {
+        let root = std::env::temp_dir().join(format!("mcp-resource-dir-{}", std::process::id()));
+        let outside = std::env::temp_dir().join(format!("mcp-resource-out-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root.join("sub/a.md"), "a").unwrap();
+        std::fs::write(outside.join("secret"), "s").unwrap();
+        #[cfg(unix)]
+        {
+            let _ = std::fs::remove_file(root.join("leak"));
+            std::os::unix::fs::symlink(&outside, root.join("leak")).unwrap();
+        }
+        let dir = ResourceDir::new(&root).unwrap();
+        assert!(dir.resolve("sub/a.md").unwrap().ends_with("sub/a.md"));
+        assert!(dir.resolve("new.md").is_ok(), "a name that does not exist yet is inside");
+        for bad in ["", "..", "../x", "sub/../../x", "/etc/passwd", "./sub/a.md", "a\0b"] {
+            let err = dir.resolve(bad).unwrap_err();
+            assert_eq!(err.code(), mcp_core::ErrorCode::InvalidParams, "{bad:?}");
+            assert!(!err.message_str().contains(root.to_str().unwrap()), "never shows the directory: {bad:?}");
+        }
+        #[cfg(unix)]
+        {
+            assert!(dir.resolve("leak/secret").is_err(), "a symlink out is refused");
+            assert!(dir.resolve("leak/new").is_err(), "a new file under a symlink out is refused");
+        }
+        let _ = std::fs::remove_dir_all(&root);
+        let _ = std::fs::remove_dir_all(&outside);
+    }
 }
