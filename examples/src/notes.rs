@@ -14,6 +14,7 @@
 //! # Ok(()) }
 //! ```
 
+use std::fmt::Write as _;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -336,6 +337,10 @@ async fn write_note(
     }
     let bytes = text.len() as u64;
     ctx.info(format!("{} note {name:?} ({bytes} bytes)", if created { "created" } else { "replaced" }));
+    ctx.resource_updated(note_uri(&name));
+    if created {
+        ctx.resources_changed();
+    }
     Ok(Written { name, bytes, created })
 }
 
@@ -350,6 +355,8 @@ async fn delete_note(
     match tokio::fs::remove_file(&path).await {
         Ok(()) => {
             ctx.info(format!("deleted note {name:?}"));
+            ctx.resource_updated(note_uri(&name));
+            ctx.resources_changed();
             Ok(format!("Deleted note {name:?}."))
         }
         Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -423,6 +430,63 @@ async fn search_notes(
     Ok(SearchResults { hits, truncated })
 }
 
+/// The URI of note `name`: `notes://` and the name, percent-encoded (a space is `%20`).
+pub fn note_uri(name: &str) -> String {
+    let mut uri = String::from("notes://");
+    for byte in name.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            uri.push(char::from(byte));
+        } else {
+            let _ = write!(uri, "%{byte:02X}");
+        }
+    }
+    uri
+}
+
+/// One note's text, as a resource. Clients that subscribe to it hear when `write_note` or
+/// `delete_note` changes it.
+#[resource(
+    uri_template = "notes://{name}",
+    mime_type = "text/markdown",
+    list = note_resources,
+    complete(name = note_names)
+)]
+async fn note(ctx: &Ctx<NoteError>, name: String) -> Result<String, ToolError> {
+    read_note::handler(ctx, name).await
+}
+
+/// Every note as a resource, for `resources/list`.
+async fn note_resources(ctx: &Ctx) -> Result<Vec<Resource>, ToolError> {
+    let dir = ctx.state::<NotesDir>()?;
+    let mut listed = Vec::new();
+    for name in dir.names().await? {
+        let Ok(meta) = tokio::fs::metadata(dir.file_of(&name)).await else { continue };
+        listed.push(Resource::new(note_uri(&name), name.clone()).title(name).size(meta.len()));
+    }
+    Ok(listed)
+}
+
+/// Note names that start with what was typed (case-insensitive), for completion.
+async fn note_names(ctx: &Ctx, typed: String) -> Result<Vec<String>, ToolError> {
+    let typed = typed.to_lowercase();
+    let names = ctx.state::<NotesDir>()?.names().await?;
+    Ok(names.into_iter().filter(|n| n.to_lowercase().starts_with(&typed)).collect())
+}
+
+/// Asks the model for a short summary of one note; the note comes embedded as a resource.
+#[prompt(complete(name = note_names))]
+async fn summarize_note(
+    ctx: &Ctx<NoteError>,
+    /// The note's name, exactly as `list_notes` shows it.
+    name: String,
+) -> Result<Vec<PromptMessage>, ToolError> {
+    let text = read_note::handler(ctx, name.clone()).await?;
+    Ok(vec![
+        PromptMessage::user(Content::embedded_text(note_uri(&name), "text/markdown", text)),
+        PromptMessage::user(format!("Summarize the note {name:?} above in at most three short bullet points.")),
+    ])
+}
+
 /// The notes server over `dir`: every tool registered, the directory as shared state.
 pub fn server(dir: NotesDir) -> Result<Server, mcp_runtime::Error> {
     builder(dir).build()
@@ -438,6 +502,8 @@ pub fn builder(dir: NotesDir) -> ServerBuilder {
         .tool(search_notes)
         .tool(write_note)
         .tool(delete_note)
+        .resource(note)
+        .prompt(summarize_note)
 }
 
 #[cfg(test)]
@@ -466,6 +532,30 @@ mod tests {
     fn error_of(result: &CallToolResult) -> &Value {
         assert_eq!(result.is_error, Some(true), "{result:?}");
         &result.structured_content.as_ref().unwrap()["error"]
+    }
+
+    #[tokio::test]
+    async fn notes_are_resources_and_prompts() {
+        let tmp = TempDir::new("resources");
+        let server = server(NotesDir::open(&tmp.0).unwrap()).unwrap();
+        let written =
+            server.call("write_note", serde_json::json!({"name": "my plan", "text": "# Plan\nShip it."})).await;
+        assert_ne!(written.is_error, Some(true), "{written:?}");
+        let read = server.read_resource("notes://my%20plan").await.unwrap();
+        assert_eq!(read["contents"][0]["text"], "# Plan\nShip it.");
+        assert_eq!(read["contents"][0]["uri"], "notes://my%20plan");
+        assert_eq!(read["contents"][0]["mimeType"], "text/markdown");
+        let missing = server.read_resource("notes://nothing").await.unwrap_err();
+        assert_eq!(missing.code, -32002);
+        let data = missing.data.unwrap();
+        assert_eq!(data["reason"], "no_such_note");
+        assert_eq!(data["uri"], "notes://nothing");
+        assert!(data["recovery"]["hint"].as_str().unwrap().contains("list_notes"), "{data}");
+        let prompt = server.get_prompt("summarize_note", serde_json::json!({"name": "my plan"})).await.unwrap();
+        assert_eq!(prompt["messages"][0]["content"]["resource"]["uri"], "notes://my%20plan");
+        let no_name = server.get_prompt("summarize_note", serde_json::json!({})).await.unwrap_err();
+        assert_eq!(no_name.code, -32602);
+        assert!(no_name.message.contains("missing required argument `name`"), "{}", no_name.message);
     }
 
     #[test]

@@ -18,6 +18,35 @@ use crate::request_id::RequestId;
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
+/// Resource changes announced by the server or a handler, for the sessions and listen
+/// streams that asked to hear of them.
+pub(crate) struct Notices {
+    /// URIs whose contents changed.
+    pub(crate) resource_updates: tokio::sync::broadcast::Sender<Arc<str>>,
+    /// Bumped when the set of resources changed.
+    pub(crate) resources_changed: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for Notices {
+    fn default() -> Self {
+        Notices {
+            resource_updates: tokio::sync::broadcast::Sender::new(64),
+            resources_changed: tokio::sync::watch::Sender::new(0),
+        }
+    }
+}
+
+impl Notices {
+    pub(crate) fn resource_updated(&self, uri: String) {
+        // No receiver means no subscriber: nothing to tell.
+        let _ = self.resource_updates.send(Arc::from(uri));
+    }
+
+    pub(crate) fn resources_changed(&self) {
+        self.resources_changed.send_modify(|n| *n += 1);
+    }
+}
+
 /// Shared state registered with `ServerBuilder::state`, by type.
 pub(crate) type StateMap = std::collections::HashMap<std::any::TypeId, Box<dyn std::any::Any + Send + Sync>>;
 
@@ -83,6 +112,7 @@ impl CallInfo {
             channel: Arc::clone(&self.channel),
             client: self.client.clone(),
             state: Arc::clone(&self.state),
+            notices: Arc::clone(&self.notices),
             progress: None,
             cancel: Arc::clone(&self.cancel),
         }
@@ -110,6 +140,7 @@ pub struct CallInfo {
     /// The client as this request shows it (its era, capabilities, log level).
     pub(crate) client: Client,
     pub(crate) state: Arc<StateMap>,
+    pub(crate) notices: Arc<Notices>,
     pub(crate) progress: Option<Progress>,
     pub(crate) cancel: Arc<CancelState>,
 }
@@ -168,6 +199,7 @@ impl<R: Contract> Ctx<R> {
             channel: Arc::new(Channel::new(None, None)),
             client: Client::Legacy(Arc::default()),
             state: Arc::default(),
+            notices: Arc::default(),
             progress: None,
             cancel: Arc::default(),
         })
@@ -209,6 +241,19 @@ impl<R: Contract> Ctx<R> {
 }
 
 impl<R> Ctx<R> {
+    /// Tells clients subscribed to `uri` that its contents changed (after a handler wrote
+    /// it): `notifications/resources/updated` goes to the 2025 sessions that subscribed to it
+    /// and to the 2026-07-28 listen streams that named it.
+    pub fn resource_updated(&self, uri: impl Into<String>) {
+        self.info.notices.resource_updated(uri.into());
+    }
+
+    /// Tells clients that the set of resources changed (a note was created or deleted):
+    /// `notifications/resources/list_changed` goes to the listen streams that asked for it.
+    pub fn resources_changed(&self) {
+        self.info.notices.resources_changed();
+    }
+
     /// The server-generated request id (`XXXXX-XXXXX`), also in the error envelope and on
     /// every log record of this call.
     pub fn request_id(&self) -> &str {
@@ -512,6 +557,7 @@ pub(crate) struct Caller<'a> {
     pub(crate) client: &'a Client,
     pub(crate) cancel: &'a Arc<CancelState>,
     pub(crate) state: &'a Arc<StateMap>,
+    pub(crate) notices: &'a Arc<Notices>,
     /// `ServerBuilder::error_causes`.
     pub(crate) causes: usize,
 }
@@ -528,6 +574,7 @@ impl Caller<'_> {
                 channel: Arc::clone(self.channel),
                 client: self.client.clone(),
                 state: Arc::clone(self.state),
+                notices: Arc::clone(self.notices),
                 progress: None,
                 cancel: Arc::clone(self.cancel),
             },

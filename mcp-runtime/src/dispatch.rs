@@ -91,6 +91,7 @@ pub(crate) async fn call(
         channel: Arc::clone(channel),
         client: client.clone(),
         state: Arc::clone(&shared.state),
+        notices: Arc::clone(&shared.notices),
         progress: req.progress_token.map(Progress::new),
         cancel: Arc::clone(&cancel),
     };

@@ -98,6 +98,36 @@ pub mod __private {
 }
 
 impl Server {
+    /// Reads a resource as a 2025-11-25 client would (`resources/read`), without a
+    /// transport: for tests. The result is `{contents: [...]}`; a failure is the JSON-RPC
+    /// error a client would get (`data` carries the reason, hint and request id).
+    pub async fn read_resource(&self, uri: &str) -> Result<serde_json::Value, RpcError> {
+        self.in_process("resources/read", serde_json::json!({"uri": uri})).await
+    }
+
+    /// Gets a prompt as a 2025-11-25 client would (`prompts/get`), without a transport: for
+    /// tests. The result is `{messages: [...]}` (and `description` when the prompt sets one).
+    pub async fn get_prompt(&self, name: &str, arguments: serde_json::Value) -> Result<serde_json::Value, RpcError> {
+        self.in_process("prompts/get", serde_json::json!({"name": name, "arguments": arguments})).await
+    }
+
+    async fn in_process(&self, method: &str, params: serde_json::Value) -> Result<serde_json::Value, RpcError> {
+        let channel = std::sync::Arc::new(channel::Channel::new(None, None));
+        let client = client::Client::Legacy(std::sync::Arc::default());
+        let cancel = std::sync::Arc::default();
+        let shared = &self.shared;
+        let caller = context::Caller {
+            channel: &channel,
+            client: &client,
+            cancel: &cancel,
+            state: &shared.state,
+            notices: &shared.notices,
+            causes: shared.options.error_causes,
+        };
+        let feature = features::request(shared, method, Some(params))?;
+        features::run(shared, &caller, feature).await
+    }
+
     /// Runs one call through the production pipeline (resolution, policy, argument
     /// validation, handler, output validation, envelope) without a transport: for tests.
     /// Failures come back as error envelopes, exactly as a client would see them.

@@ -12,7 +12,7 @@ use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::context::{Call, StateMap};
+use crate::context::{Call, Notices, StateMap};
 use crate::output::Output;
 use crate::prompts::{PromptDef, PromptSpec, Prompts};
 use crate::resources::{ResourceDef, ResourceSpec, Resources};
@@ -255,10 +255,8 @@ pub(crate) struct Shared {
     /// Bumped when the tool list changes: listeners send `notifications/tools/list_changed`.
     pub(crate) tools_changed: tokio::sync::watch::Sender<u64>,
     pub(crate) resources: Resources,
-    /// Bumped by [`Server::resources_changed`].
-    pub(crate) resources_changed: tokio::sync::watch::Sender<u64>,
-    /// URIs announced by [`Server::resource_updated`].
-    pub(crate) resource_updates: tokio::sync::broadcast::Sender<Arc<str>>,
+    /// Resource changes announced by the server or a handler.
+    pub(crate) notices: Arc<Notices>,
     /// The prompts served now; replaced whole when one is added or removed.
     prompts: RwLock<Arc<Prompts>>,
     pub(crate) prompts_changed: tokio::sync::watch::Sender<u64>,
@@ -597,8 +595,7 @@ impl ServerBuilder {
                 tools: RwLock::new(Arc::new(Tools::new(tools, &self.options, &server_info))),
                 tools_changed: tokio::sync::watch::Sender::new(0),
                 resources,
-                resources_changed: tokio::sync::watch::Sender::new(0),
-                resource_updates: tokio::sync::broadcast::Sender::new(64),
+                notices: Arc::default(),
                 prompts: RwLock::new(Arc::new(prompts)),
                 prompts_changed: tokio::sync::watch::Sender::new(0),
                 name: self.name,
@@ -812,16 +809,14 @@ impl Server {
     /// other instances): `notifications/resources/list_changed` goes to 2025 sessions and to
     /// 2026-07-28 listen streams that asked for it.
     pub fn resources_changed(&self) {
-        self.shared.resources_changed.send_modify(|n| *n += 1);
+        self.shared.notices.resources_changed();
     }
 
     /// Tells clients subscribed to `uri` that its contents changed:
     /// `notifications/resources/updated` goes to the 2025 sessions that sent
     /// `resources/subscribe` for it and to 2026-07-28 listen streams that named it.
     pub fn resource_updated(&self, uri: impl Into<String>) {
-        let uri: String = uri.into();
-        // No receiver means no subscriber: nothing to tell.
-        let _ = self.shared.resource_updates.send(Arc::from(uri));
+        self.shared.notices.resource_updated(uri.into());
     }
 }
 

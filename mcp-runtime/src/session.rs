@@ -333,7 +333,7 @@ impl Session {
         }
         drop(subscribed);
         if on && self.channel.http().is_none() && !self.state.forwarding.swap(true, Ordering::AcqRel) {
-            let updates = self.shared.resource_updates.subscribe();
+            let updates = self.shared.notices.resource_updates.subscribe();
             tokio::spawn(forward_updates(
                 Arc::clone(&self.state),
                 Arc::clone(&self.channel),
@@ -554,6 +554,7 @@ impl Session {
             client: &client,
             cancel: &cancel,
             state: &self.shared.state,
+            notices: &self.shared.notices,
             causes: self.shared.options.error_causes,
         };
         let outcome = tokio::select! {
@@ -581,12 +582,12 @@ impl Session {
         let (mut tool_list, mut prompt_list, mut resource_list) = (
             shared.tools_changed.subscribe(),
             shared.prompts_changed.subscribe(),
-            shared.resources_changed.subscribe(),
+            shared.notices.resources_changed.subscribe(),
         );
         tool_list.mark_unchanged();
         prompt_list.mark_unchanged();
         resource_list.mark_unchanged();
-        let mut updates = shared.resource_updates.subscribe();
+        let mut updates = shared.notices.resource_updates.subscribe();
         let mut honoured = serde_json::Map::new();
         if tools {
             honoured.insert("toolsListChanged".into(), Value::Bool(true));

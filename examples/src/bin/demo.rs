@@ -136,7 +136,9 @@ fn run() -> Result<usize, String> {
     let fixed = json!({"name": "ideas", "text": "Try the ramen place on 5th street."});
     failed += call(&mut session, "write_note", fixed, None, &Expect::Success)?;
 
-    step(9, "the same process, the 2026-07-28 era: no handshake, the envelope rides on each request");
+    failed += resources_and_prompts(&mut session)?;
+
+    step(13, "the same process, the 2026-07-28 era: no handshake, the envelope rides on each request");
     let envelope = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -170,6 +172,53 @@ fn run() -> Result<usize, String> {
     if failed == 0 {
         println!("\n✓ every step got the expected answer");
     }
+    Ok(failed)
+}
+
+/// Steps 9 to 12: the notes as resources, a missing one, completion, a prompt.
+fn resources_and_prompts(session: &mut Session) -> Result<usize, String> {
+    let mut failed = 0;
+    step(9, "resources: every note is a resource (`notes://{name}`), read like a file");
+    let resources = session.request("resources/list", json!({}))?;
+    match resources.pointer("/result/resources").and_then(Value::as_array) {
+        Some(listed) if listed.iter().any(|r| r["uri"] == "notes://ideas") => {
+            for r in listed {
+                println!("  {}  ({} bytes)", r["uri"].as_str().unwrap_or("?"), r["size"]);
+            }
+        }
+        _ => failed += unexpected(&resources, "a resource list with notes://ideas"),
+    }
+    let read = session.request("resources/read", json!({"uri": "notes://ideas"}))?;
+    match read.pointer("/result/contents/0/text").and_then(Value::as_str) {
+        Some(text) if text.contains("ramen") => print_json(&read["result"], 10),
+        _ => failed += unexpected(&read, "the note's text as a resource"),
+    }
+
+    step(10, "a resource that is not there: a JSON-RPC error with the same reason, hint and request id");
+    let missing = session.request("resources/read", json!({"uri": "notes://idea"}))?;
+    match missing.pointer("/error/data/reason").and_then(Value::as_str) {
+        Some("no_such_note") => print_json(&missing["error"], 14),
+        _ => failed += unexpected(&missing, "an error with reason no_such_note"),
+    }
+
+    step(11, "completion: note names for the prompt's `name` argument, from what was typed");
+    let completion = session.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "summarize_note"}, "argument": {"name": "name", "value": "gr"}}),
+    )?;
+    match completion.pointer("/result/completion/values").and_then(Value::as_array) {
+        Some(values) if values.iter().any(|v| v == "groceries") => print_json(&completion["result"], 8),
+        _ => failed += unexpected(&completion, "completion values with groceries"),
+    }
+
+    step(12, "a prompt: summarize_note embeds the note for the model");
+    let prompt =
+        session.request("prompts/get", json!({"name": "summarize_note", "arguments": {"name": "groceries"}}))?;
+    match prompt.pointer("/result/messages").and_then(Value::as_array) {
+        Some(messages) if messages.len() == 2 => print_json(&prompt["result"], 16),
+        _ => failed += unexpected(&prompt, "two prompt messages"),
+    }
+
     Ok(failed)
 }
 
