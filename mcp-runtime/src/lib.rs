@@ -13,13 +13,20 @@
 //! error envelope), and back through `channel` (where the request's messages go) and
 //! `outbox` (answers and notifications waiting for the transport) to the transport.
 //!
+//! A `resources/read`, `prompts/get` or `completion/complete` takes the same road to
+//! `session`, which hands it to `features` (which methods the server's features answer, their
+//! capabilities, list pages and era shapes); `resources`, `prompts` and `completion` find the
+//! handler (a template's variables matched by `uri_template`, read from text by `text`), run it
+//! caught (`catch`), and turn a failure into a JSON-RPC error with `envelope::fail_rpc`.
+//!
 //! Three axes stay apart. A transport moves bytes and knows nothing of tools or eras (it
 //! reads the era only to give HTTP statuses and cancel-on-close their meaning). The era is
 //! one per-request value, `client::Client`, that every layer below the session reads: log
 //! thresholds, capabilities, `Ctx::era`. The tools (the registry in `server`, with `schema`
-//! making each tool's schemas once) know nothing of transports. Modules import only modules
-//! below them: `client`, `channel`, `logging`, `context`, `server`, `dispatch`, `session`,
-//! then the transports and `args` (`--http`/`--stateless`).
+//! making each tool's schemas once) and the other features know nothing of transports. Modules
+//! import only modules below them: `client`, `channel`, `logging`, `context`, the features
+//! (`completion`, `resources`, `prompts`), `server`, `dispatch`, `features`, `session`, then
+//! the transports and `args` (`--http`/`--stateless`).
 
 mod args;
 mod catch;
