@@ -71,6 +71,8 @@ struct Endpoint {
 /// A session over HTTP: its state, and its request streams kept for resumption.
 struct HttpSession {
     state: Arc<State>,
+    /// Messages outside any request (resource updates), read by the standalone stream.
+    standalone: Arc<Outbox>,
     last_used: Mutex<Instant>,
     streams: Mutex<HashMap<u64, Arc<StreamLog>>>,
     next_stream: AtomicU64,
@@ -222,8 +224,10 @@ async fn reap(endpoint: std::sync::Weak<Endpoint>) {
 
 impl HttpSession {
     fn new() -> Self {
+        let standalone = Arc::new(Outbox::default());
         HttpSession {
-            state: Arc::new(State::new()),
+            state: Arc::new(State::with_standalone(Arc::clone(&standalone))),
+            standalone,
             last_used: Mutex::new(Instant::now()),
             streams: Mutex::new(HashMap::new()),
             next_stream: AtomicU64::new(1),
@@ -548,23 +552,38 @@ impl Endpoint {
             };
             return sse(resumable(log, after + 1));
         }
-        // The standalone stream: nothing is sent on it yet but keep-alive comments; it ends
-        // when the session does or the server stops.
+        // The standalone stream: the session's messages outside any request (resource
+        // updates it subscribed to), and keep-alive comments; it ends when the session does
+        // or the server stops.
         let stopping = self.stopping.subscribe();
+        let outbox = Arc::clone(&session.standalone);
         let session = Arc::downgrade(&session);
         let body = futures_util::stream::unfold(false, move |done| {
             let session = session.clone();
+            let outbox = Arc::clone(&outbox);
             let mut stopping = stopping.clone();
             async move {
                 if done {
                     return None;
                 }
-                tokio::select! {
-                    () = tokio::time::sleep(KEEP_ALIVE) => {}
-                    _ = stopping.wait_for(|s| *s) => return None,
+                loop {
+                    let mut batch = Vec::new();
+                    outbox.take(usize::MAX, |line| {
+                        if line.kind == Kind::Notification {
+                            batch.extend_from_slice(&[b"data: ", trimmed(&line.bytes), b"\n\n"].concat());
+                        }
+                    });
+                    if !batch.is_empty() {
+                        return Some((Ok::<_, Infallible>(Bytes::from(batch)), false));
+                    }
+                    tokio::select! {
+                        () = outbox.ready() => continue,
+                        () = tokio::time::sleep(KEEP_ALIVE) => {}
+                        _ = stopping.wait_for(|s| *s) => return None,
+                    }
+                    session.upgrade()?;
+                    return Some((Ok::<_, Infallible>(Bytes::from_static(b": keep-alive\n\n")), false));
                 }
-                session.upgrade()?;
-                Some((Ok::<_, Infallible>(Bytes::from_static(b": keep-alive\n\n")), false))
             }
         });
         sse(Body::from_stream(body))

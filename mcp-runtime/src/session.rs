@@ -47,6 +47,9 @@ pub(crate) struct State {
     subscriptions: Mutex<std::collections::HashSet<String>>,
     /// Set when the task that sends `notifications/resources/updated` to this session runs.
     forwarding: AtomicBool,
+    /// Where messages outside any request go: an HTTP session's standalone stream (GET).
+    /// `None` on stdio, where the connection's own output carries them.
+    standalone: Option<Arc<crate::outbox::Outbox>>,
 }
 
 impl State {
@@ -59,7 +62,13 @@ impl State {
             in_flight: Mutex::default(),
             subscriptions: Mutex::default(),
             forwarding: AtomicBool::new(false),
+            standalone: None,
         }
+    }
+
+    /// An HTTP session, whose messages outside any request go to `standalone` (its GET stream).
+    pub(crate) fn with_standalone(standalone: Arc<crate::outbox::Outbox>) -> Self {
+        State { standalone: Some(standalone), ..State::new() }
     }
 
     /// The state of one request served without a session (stateless HTTP).
@@ -320,7 +329,7 @@ impl Session {
 
     /// `resources/subscribe` and `resources/unsubscribe` (2025): the URI is remembered for
     /// this session, and `notifications/resources/updated` follows when the server
-    /// announces it (on stdio; an HTTP session has no stream to carry it).
+    /// announces it: on stdio's output, or an HTTP session's standalone stream.
     fn subscribe(&self, on: bool, params: Option<&Value>) -> Result<(), RpcError> {
         let Some(uri) = params.and_then(|p| p.get("uri")).and_then(Value::as_str) else {
             return Err(RpcError::invalid_params("Invalid params: needs params {uri} (a string)"));
@@ -332,14 +341,18 @@ impl Session {
             subscribed.remove(uri);
         }
         drop(subscribed);
-        if on && self.channel.http().is_none() && !self.state.forwarding.swap(true, Ordering::AcqRel) {
+        let out = match (&self.state.standalone, self.channel.http()) {
+            (Some(standalone), _) => Some(Arc::new(Channel::new(Some(Arc::clone(standalone)), None))),
+            (None, None) => Some(Arc::clone(&self.channel)),
+            // Stateless HTTP: no stream outlives the request.
+            (None, Some(_)) => None,
+        };
+        if on
+            && let Some(out) = out
+            && !self.state.forwarding.swap(true, Ordering::AcqRel)
+        {
             let updates = self.shared.notices.resource_updates.subscribe();
-            tokio::spawn(forward_updates(
-                Arc::clone(&self.state),
-                Arc::clone(&self.channel),
-                updates,
-                self.closing.clone(),
-            ));
+            tokio::spawn(forward_updates(Arc::downgrade(&self.state), out, updates, self.closing.clone()));
         }
         Ok(())
     }
@@ -660,9 +673,9 @@ fn runs_alone(method: &str) -> bool {
 }
 
 /// Sends a 2025 session `notifications/resources/updated` for the URIs it subscribed to,
-/// until its transport ends.
+/// until its transport ends or the session is gone.
 async fn forward_updates(
-    state: Arc<State>,
+    state: std::sync::Weak<State>,
     channel: Arc<Channel>,
     mut updates: tokio::sync::broadcast::Receiver<Arc<str>>,
     mut closing: Option<tokio::sync::watch::Receiver<bool>>,
@@ -676,6 +689,7 @@ async fn forward_updates(
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             },
         };
+        let Some(state) = state.upgrade() else { return };
         let subscribed = state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&*uri);
         if subscribed {
             channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": &*uri})));
