@@ -56,6 +56,7 @@ pub(crate) const RESOURCE_KEYS: &[&str] = &[
     "description",
     "mime_type",
     "size",
+    "annotations",
     "icons",
     "list",
     "complete",
@@ -97,6 +98,8 @@ pub(crate) struct ToolAttr {
     pub(crate) list: Option<Path>,
     /// `complete(arg = fn, ..)`.
     pub(crate) complete: Vec<(Ident, Path)>,
+    /// `#[resource(annotations(..))]`: for the content, not the tool hints.
+    pub(crate) resource_annotations: Option<ResourceAnnotations>,
     pub(crate) name: Option<LitStr>,
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
@@ -118,6 +121,17 @@ pub(crate) struct Annotations {
     pub(crate) idempotent_hint: Option<LitBool>,
     pub(crate) open_world_hint: Option<LitBool>,
 }
+
+/// `annotations(audience(user, assistant), priority = 0.5, last_modified = "…")` of a resource.
+#[derive(Default)]
+pub(crate) struct ResourceAnnotations {
+    /// `user` / `assistant`.
+    pub(crate) audience: Vec<Ident>,
+    pub(crate) priority: Option<syn::LitFloat>,
+    pub(crate) last_modified: Option<LitStr>,
+}
+
+const RESOURCE_ANNOTATION_KEYS: &[&str] = &["audience", "priority", "last_modified"];
 
 #[derive(Default)]
 pub(crate) struct IconAttr {
@@ -336,6 +350,11 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
                 }
             }
             "crate" => attr.krate = path_value(cx, &meta, "crate", "crate = my_runtime")?,
+            "annotations" if kind == Kind::Resource => {
+                if expect_list(cx, &meta, "annotations", "annotations(audience(user), priority = 0.5)")? {
+                    attr.resource_annotations = Some(parse_resource_annotations(cx, &meta)?);
+                }
+            }
             "annotations" => {
                 if expect_list(cx, &meta, "annotations", "annotations(read_only_hint = true)")? {
                     attr.annotations = Some(parse_annotations(cx, &meta)?);
@@ -396,6 +415,49 @@ fn parse_annotations(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Annot
             "idempotent_hint" => out.idempotent_hint = bool_value(cx, &inner, "idempotent_hint")?,
             "open_world_hint" => out.open_world_hint = bool_value(cx, &inner, "open_world_hint")?,
             _ => unreachable!("every annotation key is handled"),
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+fn parse_resource_annotations(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<ResourceAnnotations> {
+    let mut out = ResourceAnnotations::default();
+    let mut seen = Seen::new(cx, "annotations");
+    meta.parse_nested_meta(|inner| {
+        let (key, span) = key_of(&inner);
+        if !RESOURCE_ANNOTATION_KEYS.contains(&key.as_str()) {
+            unknown_key(cx, "annotations", &key, span, RESOURCE_ANNOTATION_KEYS);
+            return skip_value(&inner);
+        }
+        if !seen.first(&key, span) {
+            return skip_value(&inner);
+        }
+        match key.as_str() {
+            "audience" => {
+                if expect_list(cx, &inner, "audience", "audience(user, assistant)")? {
+                    inner.parse_nested_meta(|who| {
+                        match who.path.get_ident() {
+                            Some(ident) if ident == "user" || ident == "assistant" => out.audience.push(ident.clone()),
+                            _ => cx.error_spanned_by(&who.path, "the audience is `user`, `assistant` or both"),
+                        }
+                        Ok(())
+                    })?;
+                }
+            }
+            "priority" => match value(cx, &inner, "priority", "priority = 0.5")? {
+                Some(Expr::Lit(syn::ExprLit { lit: Lit::Float(f), .. }))
+                    if f.base10_parse::<f64>().is_ok_and(|p| (0.0..=1.0).contains(&p)) =>
+                {
+                    out.priority = Some(f);
+                }
+                Some(other) => cx.error_spanned_by(other, "`priority` is a number from 0.0 to 1.0: `priority = 0.5`"),
+                None => {}
+            },
+            "last_modified" => {
+                out.last_modified = str_value(cx, &inner, "last_modified", "last_modified = \"2025-01-12T15:00:58Z\"")?;
+            }
+            _ => unreachable!("every resource annotation key is handled"),
         }
         Ok(())
     })?;

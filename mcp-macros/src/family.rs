@@ -162,6 +162,16 @@ fn resource_fields(tool: &Tool<'_>, krate: &TokenStream) -> (TokenStream, TokenS
     };
     let mime = option(attr.mime_type.as_ref());
     let size = option(attr.size.as_ref().map(|s| quote!(#s as u64)));
+    let annotations = option(attr.resource_annotations.as_ref().map(|a| {
+        let audience = (!a.audience.is_empty()).then(|| {
+            let roles = a.audience.iter().map(|who| if who == "user" { quote!(User) } else { quote!(Assistant) });
+            quote!(::std::vec![#(#krate::Role::#roles),*])
+        });
+        let audience = option(audience);
+        let priority = option(a.priority.as_ref());
+        let last_modified = option(a.last_modified.as_ref().map(crate::expand::string));
+        quote!(#krate::Annotations { audience: #audience, priority: #priority, last_modified: #last_modified })
+    }));
     let (list, list_def) = match &attr.list {
         Some(path) => {
             let run = quote_spanned!(path.span()=> #krate::IntoListing::into_listing(#path(&__mcp_ctx).await));
@@ -184,7 +194,7 @@ fn resource_fields(tool: &Tool<'_>, krate: &TokenStream) -> (TokenStream, TokenS
         template: #template,
         mime_type: #mime,
         size: #size,
-        annotations: ::core::option::Option::None,
+        annotations: #annotations,
         read: __mcp_run,
         list: #list,
     };

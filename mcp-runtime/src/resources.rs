@@ -352,6 +352,9 @@ pub(crate) async fn list(caller: &Caller<'_>, resources: &Resources) -> Result<V
                     if resource.mime_type.is_none() {
                         resource.mime_type = spec.mime_type.map(str::to_owned);
                     }
+                    if resource.annotations.is_none() {
+                        resource.annotations.clone_from(&spec.annotations);
+                    }
                     out.push(serde_json::to_value(&resource).unwrap_or_else(|_| unreachable!("strings and numbers")));
                 }
             }

@@ -264,7 +264,11 @@ fn test_trigger_tool_change(ctx: &Ctx) -> Result<String, ToolError> {
 }
 
 /// A fixed line of text.
-#[resource(uri = "test://static-text", mime_type = "text/plain")]
+#[resource(
+    uri = "test://static-text",
+    mime_type = "text/plain",
+    annotations(audience(user, assistant), priority = 0.5)
+)]
 fn static_text() -> &'static str {
     "This is the content of the static text resource."
 }
