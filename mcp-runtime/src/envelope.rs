@@ -63,7 +63,7 @@ pub(crate) fn fail(
     if site.causes > 0 && origin == Origin::Handler {
         error = with_causes(error, site.causes);
     }
-    log(site, &error, request_id, entry, origin);
+    log(site, &error, request_id, entry, origin, None);
     let mut result = render(&error, request_id, issues);
     if !site.structured {
         result.structured_content = None;
@@ -99,10 +99,18 @@ fn with_causes(error: ToolError, cap: usize) -> ToolError {
     error.message(message)
 }
 
-fn log(site: Site<'_>, error: &ToolError, request_id: RequestId, entry: Option<&ContractEntry>, origin: Origin) {
+/// The failure's log record; `code` is the one sent when it differs from the error's own.
+fn log(
+    site: Site<'_>,
+    error: &ToolError,
+    request_id: RequestId,
+    entry: Option<&ContractEntry>,
+    origin: Origin,
+    code: Option<i32>,
+) {
     let (family, tool) = (site.family, site.tool);
     let chain = SourceChain(error);
-    let code = error.code().as_i32();
+    let code = code.unwrap_or_else(|| error.code().as_i32());
     let reason = error.reason_str().unwrap_or("");
     macro_rules! record {
         ($level:expr) => {
@@ -151,7 +159,7 @@ pub(crate) fn fail_rpc(
     if site.causes > 0 && origin == Origin::Handler {
         error = with_causes(error, site.causes);
     }
-    log(site, &error, request_id, entry, origin);
+    log(site, &error, request_id, entry, origin, code);
     let hint = error.hint_str().filter(|h| !h.is_empty());
     let data = data(&error, hint, request_id, None);
     crate::jsonrpc::RpcError {
