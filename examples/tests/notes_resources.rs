@@ -1,7 +1,8 @@
 //! The notes server's resources end to end, over real stdio and Streamable HTTP: a 2025
 //! session that subscribed to a note hears `notifications/resources/updated` when a tool
 //! writes it (on stdio's output, and on an HTTP session's standalone GET stream), and not
-//! for notes it did not subscribe to.
+//! for notes it did not subscribe to; a new note changes the list
+//! (`notifications/resources/list_changed`).
 
 use std::time::Duration;
 
@@ -96,10 +97,19 @@ fn a_subscribed_http_session_hears_of_writes_on_its_standalone_stream() {
     write(&mut c, "other", "not watched");
     let on_post = write(&mut c, "plan", "v2");
     assert_eq!(on_post, Vec::<Value>::new(), "updates ride the standalone stream, not a call's response");
-    let (_, data) = stream.next_event().expect("an event on the standalone stream");
-    let event: Value = serde_json::from_str(&data).expect("JSON");
+    // Creating `plan` (before the stream opened: kept for it) and `other` changed the list of
+    // resources; then the update of the subscribed note.
+    let mut events = Vec::new();
+    while events.len() < 3 {
+        let (_, data) = stream.next_event().expect("an event on the standalone stream");
+        events.push(serde_json::from_str::<Value>(&data).expect("JSON"));
+    }
     assert_eq!(
-        event,
-        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "notes://plan"}})
+        events,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "notes://plan"}}),
+        ]
     );
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use crate::client::{Client, Era};
+use crate::client::Client;
 use crate::completion::{self, CompletionRequest, Ref};
 use crate::context::Caller;
 use crate::jsonrpc::RpcError;
@@ -146,15 +146,14 @@ fn page(shared: &Shared, items: Vec<Value>, key: &str, params: Option<&Value>) -
 }
 
 /// The capabilities of the features this server has, for `initialize` (legacy) and
-/// `server/discover` (modern). Legacy sessions are told of resource updates they subscribed
-/// to; list changes reach only modern listen streams.
-pub(crate) fn capabilities(shared: &Shared, era: Era, into: &mut Map<String, Value>) {
-    let modern = era == Era::Modern;
+/// `server/discover` (modern); `told` when the client can hear of changes (a modern listen
+/// stream, a 2025 session's forwarding).
+pub(crate) fn capabilities(shared: &Shared, told: bool, into: &mut Map<String, Value>) {
     if !shared.resources.is_empty() {
-        into.insert("resources".into(), json!({"subscribe": true, "listChanged": modern}));
+        into.insert("resources".into(), json!({"subscribe": told, "listChanged": told}));
     }
     if shared.has_prompts() {
-        into.insert("prompts".into(), json!({"listChanged": modern}));
+        into.insert("prompts".into(), json!({"listChanged": told}));
     }
     if completions(shared) {
         into.insert("completions".into(), json!({}));

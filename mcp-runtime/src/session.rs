@@ -45,8 +45,11 @@ pub(crate) struct State {
     in_flight: Mutex<HashMap<Box<str>, Arc<CancelState>>>,
     /// URIs named by `resources/subscribe` (2025).
     subscriptions: Mutex<std::collections::HashSet<String>>,
-    /// Set when the task that sends `notifications/resources/updated` to this session runs.
+    /// Set when the task that sends this 2025 session its list changes and resource updates
+    /// runs (from `initialize` on).
     forwarding: AtomicBool,
+    /// Dropped with the state: the forwarding task ends with the session.
+    alive: tokio::sync::watch::Sender<()>,
     /// Where messages outside any request go: an HTTP session's standalone stream (GET).
     /// `None` on stdio, where the connection's own output carries them.
     standalone: Option<Arc<crate::outbox::Outbox>>,
@@ -62,6 +65,7 @@ impl State {
             in_flight: Mutex::default(),
             subscriptions: Mutex::default(),
             forwarding: AtomicBool::new(false),
+            alive: tokio::sync::watch::Sender::new(()),
             standalone: None,
         }
     }
@@ -320,16 +324,44 @@ impl Session {
     /// What this server offers: tools and logging, and the features it has. Legacy sessions
     /// get no list changes (they have no listen stream).
     fn capabilities(&self, era: Era) -> Value {
+        // Changes reach a modern client on its listen stream, a 2025 session through its
+        // forwarding task; a request served alone (stateless HTTP) has no way to hear them.
+        let told = era == Era::Modern || !self.state.per_request;
         let mut capabilities = serde_json::Map::new();
-        capabilities.insert("tools".into(), json!({"listChanged": era == Era::Modern}));
+        capabilities.insert("tools".into(), json!({"listChanged": told}));
         capabilities.insert("logging".into(), json!({}));
-        features::capabilities(&self.shared, era, &mut capabilities);
+        features::capabilities(&self.shared, told, &mut capabilities);
         Value::Object(capabilities)
     }
 
+    /// Starts the task that sends a 2025 session what it cannot ask for: list changes and
+    /// updates of the resources it subscribed to, on stdio's output or an HTTP session's
+    /// standalone stream.
+    fn start_forwarding(&self) {
+        let out = match (&self.state.standalone, self.channel.http()) {
+            (Some(standalone), _) => Arc::new(Channel::new(Some(Arc::clone(standalone)), None)),
+            (None, None) => Arc::clone(&self.channel),
+            // Served per request: no stream outlives the request.
+            (None, Some(_)) => return,
+        };
+        if self.state.per_request || self.state.forwarding.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let shared = &self.shared;
+        let watches = Watches {
+            tools: shared.tools_changed.subscribe(),
+            prompts: shared.prompts_changed.subscribe(),
+            resources: shared.notices.resources_changed.subscribe(),
+            updates: shared.notices.resource_updates.subscribe(),
+            alive: self.state.alive.subscribe(),
+            closing: self.closing.clone(),
+        };
+        tokio::spawn(forward(Arc::downgrade(&self.state), out, watches));
+    }
+
     /// `resources/subscribe` and `resources/unsubscribe` (2025): the URI is remembered for
-    /// this session, and `notifications/resources/updated` follows when the server
-    /// announces it: on stdio's output, or an HTTP session's standalone stream.
+    /// this session, and the forwarding task sends `notifications/resources/updated` when the
+    /// server announces it.
     fn subscribe(&self, on: bool, params: Option<&Value>) -> Result<(), RpcError> {
         let Some(uri) = params.and_then(|p| p.get("uri")).and_then(Value::as_str) else {
             return Err(RpcError::invalid_params("Invalid params: needs params {uri} (a string)"));
@@ -341,19 +373,6 @@ impl Session {
             subscribed.remove(uri);
         }
         drop(subscribed);
-        let out = match (&self.state.standalone, self.channel.http()) {
-            (Some(standalone), _) => Some(Arc::new(Channel::new(Some(Arc::clone(standalone)), None))),
-            (None, None) => Some(Arc::clone(&self.channel)),
-            // Stateless HTTP: no stream outlives the request.
-            (None, Some(_)) => None,
-        };
-        if on
-            && let Some(out) = out
-            && !self.state.forwarding.swap(true, Ordering::AcqRel)
-        {
-            let updates = self.shared.notices.resource_updates.subscribe();
-            tokio::spawn(forward_updates(Arc::downgrade(&self.state), out, updates, self.closing.clone()));
-        }
         Ok(())
     }
 
@@ -492,6 +511,7 @@ impl Session {
         }
         let version = LEGACY_VERSIONS.iter().find(|v| **v == requested).copied().unwrap_or(LEGACY_VERSIONS[0]);
         self.state.legacy.declare(version, params.get("clientInfo").cloned(), params.get("capabilities").cloned());
+        self.start_forwarding();
         let shared = &self.shared;
         let mut result = json!({
             "protocolVersion": version,
@@ -672,28 +692,55 @@ fn runs_alone(method: &str) -> bool {
     method == "tools/call" || method == "subscriptions/listen" || features::runs_alone(method)
 }
 
-/// Sends a 2025 session `notifications/resources/updated` for the URIs it subscribed to,
-/// until its transport ends or the session is gone.
-async fn forward_updates(
-    state: std::sync::Weak<State>,
-    channel: Arc<Channel>,
-    mut updates: tokio::sync::broadcast::Receiver<Arc<str>>,
-    mut closing: Option<tokio::sync::watch::Receiver<bool>>,
-) {
+/// What a 2025 session's forwarding task waits on.
+struct Watches {
+    tools: tokio::sync::watch::Receiver<u64>,
+    prompts: tokio::sync::watch::Receiver<u64>,
+    resources: tokio::sync::watch::Receiver<u64>,
+    updates: tokio::sync::broadcast::Receiver<Arc<str>>,
+    /// Fails when the session's state is dropped.
+    alive: tokio::sync::watch::Receiver<()>,
+    closing: Option<tokio::sync::watch::Receiver<bool>>,
+}
+
+/// Sends a 2025 session `notifications/{tools,prompts,resources}/list_changed` and
+/// `notifications/resources/updated` for the URIs it subscribed to, until its transport ends
+/// or the session is gone.
+async fn forward(state: std::sync::Weak<State>, channel: Arc<Channel>, mut w: Watches) {
+    use tokio::sync::broadcast::error::RecvError;
+    w.tools.mark_unchanged();
+    w.prompts.mark_unchanged();
+    w.resources.mark_unchanged();
     loop {
-        let uri = tokio::select! {
-            () = closed(closing.as_mut()) => return,
-            update = updates.recv() => match update {
-                Ok(uri) => uri,
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        let (method, params) = tokio::select! {
+            () = closed(w.closing.as_mut()) => return,
+            _ = w.alive.changed() => return,
+            changed = w.tools.changed() => match changed {
+                Ok(()) => ("notifications/tools/list_changed", json!({})),
+                Err(_) => return,
+            },
+            changed = w.prompts.changed() => match changed {
+                Ok(()) => ("notifications/prompts/list_changed", json!({})),
+                Err(_) => return,
+            },
+            changed = w.resources.changed() => match changed {
+                Ok(()) => ("notifications/resources/list_changed", json!({})),
+                Err(_) => return,
+            },
+            update = w.updates.recv() => match update {
+                Ok(uri) => {
+                    let Some(state) = state.upgrade() else { return };
+                    let subscriptions = state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if !subscriptions.contains(&*uri) {
+                        continue;
+                    }
+                    ("notifications/resources/updated", json!({"uri": &*uri}))
+                }
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return,
             },
         };
-        let Some(state) = state.upgrade() else { return };
-        let subscribed = state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&*uri);
-        if subscribed {
-            channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": &*uri})));
-        }
+        channel.notify(jsonrpc::notification(method, &params));
     }
 }
 

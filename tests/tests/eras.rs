@@ -355,7 +355,7 @@ fn initialize_is_legacy_without_a_claim_and_method_not_found_with_one() {
         init["result"],
         json!({
             "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {"listChanged": false}, "logging": {}},
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
             "serverInfo": server_info(),
         })
     );
@@ -876,15 +876,16 @@ async fn listen_streams_are_told_of_tool_list_changes_tagged_with_their_id() {
 }
 
 #[tokio::test]
-async fn a_change_while_nobody_listens_is_not_told_and_legacy_sessions_get_no_list_changed() {
+async fn a_legacy_session_is_told_of_tool_list_changes_on_its_own_output() {
     let server = in_process();
     let handle = server.clone();
     let mut conn = Duplex::serve(server);
     conn.send(L, Some(&json!(0)), "initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}})).await;
-    assert_eq!(conn.recv(L).await["result"]["capabilities"]["tools"], json!({"listChanged": false}));
+    assert_eq!(conn.recv(L).await["result"]["capabilities"]["tools"], json!({"listChanged": true}));
     handle.add_tool(dynamic_tool).expect("add");
+    let told = conn.recv(L).await;
+    assert_eq!(told, json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}));
     conn.send(L, Some(&json!(1)), "tools/list", json!({})).await;
-    // The next message is the list (with the new tool), not a notification.
     let list = conn.recv(L).await;
     assert_eq!(list["id"], json!(1), "{list}");
     assert!(list["result"]["tools"].as_array().unwrap().iter().any(|t| t["name"] == "dynamic_tool"), "{list}");

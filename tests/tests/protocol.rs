@@ -40,7 +40,7 @@ fn answer_to(c: &mut Client, line: &str) -> Value {
 fn initialize_result(version: &str) -> Value {
     json!({
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": false}, "logging": {}},
+        "capabilities": {"tools": {"listChanged": true}, "logging": {}},
         "serverInfo": {"name": "fixture-server", "version": env!("CARGO_PKG_VERSION")},
     })
 }
