@@ -78,18 +78,24 @@ pub fn errors(args: TokenStream, input: TokenStream) -> TokenStream {
     errors_impl(args.into(), input.into()).into()
 }
 
-/// `#[errors]` only runs as a macro when it is not below a `#[tool]` (which consumes it).
-/// Above a `#[tool]`, it reports the order and moves every `#[errors]` below the `#[tool]`,
-/// so that the tool still expands and one mistake gives one error.
+/// `#[errors]` only runs as a macro when it is not below a `#[tool]` (or `#[resource]`,
+/// `#[prompt]`), which consumes it. Above one, it reports the order and moves every
+/// `#[errors]` below it, so that the item still expands and one mistake gives one error.
 fn errors_impl(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     let is_tool = |a: &syn::Attribute| ["tool", "resource", "prompt"].iter().any(|k| attr::is_attr(a, k));
     let is_errors = |a: &syn::Attribute| attr::is_attr(a, "errors");
     if let Ok(mut item) = syn::parse2::<syn::ItemFn>(input.clone())
         && let Some(tool_at) = item.attrs.iter().position(is_tool)
     {
+        let name = ["tool", "resource", "prompt"]
+            .into_iter()
+            .find(|k| attr::is_attr(&item.attrs[tool_at], k))
+            .unwrap_or("tool");
         let err = syn::Error::new_spanned(
             &item.attrs[tool_at],
-            "`#[tool]` reads the `#[errors(...)]` attributes below it: move `#[tool]` above every `#[errors(...)]`",
+            format!(
+                "`#[{name}]` reads the `#[errors(...)]` attributes below it: move `#[{name}]` above every `#[errors(...)]`"
+            ),
         )
         .to_compile_error();
         let this: syn::Attribute = syn::parse_quote!(#[errors(#args)]);
