@@ -40,6 +40,18 @@ impl Channel {
         }
     }
 
+    /// Queues a request to the client (the legacy shim's): never dropped. `false` when the
+    /// messages go nowhere (an in-process call), so no answer can come.
+    pub(crate) fn request(&self, line: Vec<u8>) -> bool {
+        match &self.out {
+            Some(out) => {
+                out.request(line);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Queues a notification; it is dropped while the client does not read its output.
     pub(crate) fn notify(&self, line: Vec<u8>) {
         if let Some(out) = &self.out {

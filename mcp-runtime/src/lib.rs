@@ -13,15 +13,24 @@
 //! error envelope), and back through `channel` (where the request's messages go) and
 //! `outbox` (answers and notifications waiting for the transport) to the transport.
 //!
+//! A handler that asks the caller (`ctx.ask`) ends its run with an `ask::Ask` that `dispatch`
+//! takes out of the error before anything classifies it. `ask` holds what both eras share
+//! (the capability gate and answer filter, reading a retry's `inputResponses`/`requestState`,
+//! writing the `input_required` result); a 2026-07-28 call ends there. Over a 2025 session
+//! `dispatch` hands the ask to `shim`, which sends the requests to the client on the call's
+//! channel and waits in `pending` for the answers (routed there by `session` from the
+//! client's responses and progress), then runs the handler again with them.
+//!
 //! Three axes stay apart. A transport moves bytes and knows nothing of tools or eras (it
 //! reads the era only to give HTTP statuses and cancel-on-close their meaning). The era is
 //! one per-request value, `client::Client`, that every layer below the session reads: log
 //! thresholds, capabilities, `Ctx::era`. The tools (the registry in `server`, with `schema`
 //! making each tool's schemas once) know nothing of transports. Modules import only modules
-//! below them: `client`, `channel`, `logging`, `context`, `server`, `dispatch`, `session`,
-//! then the transports and `args` (`--http`/`--stateless`).
+//! below them: `pending`, `client`, `channel`, `logging`, `ask`, `context`, `server`, `shim`,
+//! `dispatch`, `session`, then the transports and `args` (`--http`/`--stateless`).
 
 mod args;
+mod ask;
 mod channel;
 mod checks;
 mod client;
@@ -34,14 +43,17 @@ mod jsonrpc;
 mod logging;
 mod outbox;
 mod output;
+mod pending;
 mod request_id;
 mod schema;
 mod server;
 mod session;
+mod shim;
 mod transport;
 mod validate;
 
 pub use args::ServeArgs;
+pub use ask::{Ask, Elicitation, Elicited, Inputs, Sampling};
 pub use connection::Connection;
 pub use context::{Ctx, Era, LogLevel};
 pub use jsonrpc::RpcError;
@@ -58,7 +70,10 @@ pub use server::{CacheScope, Error, PolicyRequest, Refusal, Server, ServerBuilde
 
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
-    pub use crate::{CallToolResult, Content, Ctx, LogLevel, Server, Structured, ToolError, contract, errors, tool};
+    pub use crate::{
+        Ask, CallToolResult, Content, Ctx, Elicitation, Elicited, LogLevel, Sampling, Server, Structured, ToolError,
+        contract, errors, tool,
+    };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 }
@@ -87,9 +102,17 @@ impl Server {
     pub async fn call(&self, name: &str, arguments: serde_json::Value) -> CallToolResult {
         let channel = std::sync::Arc::new(channel::Channel::new(None, None));
         let client = client::Client::Legacy(std::sync::Arc::default());
-        let req = dispatch::CallRequest { name: name.to_owned(), arguments: Some(arguments), progress_token: None };
+        let req = dispatch::CallRequest {
+            name: name.to_owned(),
+            arguments: Some(arguments),
+            progress_token: None,
+            input_responses: None,
+            request_state: None,
+        };
         match dispatch::call(&self.shared, &channel, &client, req, std::sync::Arc::default()).await {
-            Ok(result) => result,
+            Ok(ask::Reply::Complete(result)) => result,
+            // A 2025 call never returns `input_required`: its asks are fulfilled or refused.
+            Ok(ask::Reply::InputRequired(_)) => unreachable!("in-process calls are 2025 calls"),
             // Strict resolution applies on the wire only; in-process calls never take it.
             Err(e) => unreachable!("in-process calls never produce protocol errors: {e:?}"),
         }
