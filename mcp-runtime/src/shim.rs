@@ -111,8 +111,13 @@ pub(crate) async fn round(
     };
     // Whatever is still waiting is cancelled: the client stops working on it, and a late
     // answer finds nobody.
+    let reason = match &outcome {
+        None => "the call was cancelled".to_owned(),
+        Some(Err(why)) => format!("the round failed: {why}"),
+        Some(Ok(_)) => String::new(),
+    };
     for id in ids {
-        abandon(pending, channel, id, outcome.is_none());
+        abandon(pending, channel, id, &reason);
     }
     match outcome {
         None => Round::Cancelled,
@@ -130,9 +135,8 @@ fn failed(why: &str) -> ToolError {
 }
 
 /// Forgets a leg; one still in flight is cancelled with the client.
-fn abandon(pending: &Pending, channel: &Channel, id: u64, call_cancelled: bool) {
+fn abandon(pending: &Pending, channel: &Channel, id: u64, reason: &str) {
     if pending.close(id) {
-        let reason = if call_cancelled { "the call was cancelled" } else { "another request of the round failed" };
         channel.notify(jsonrpc::notification("notifications/cancelled", &json!({"requestId": id, "reason": reason})));
     }
 }

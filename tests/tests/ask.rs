@@ -425,7 +425,13 @@ fn the_shim_gives_up_after_eight_rounds() {
 
 #[test]
 fn a_cancelled_round_sends_no_response_and_ignores_late_answers() {
-    let mut client = legacy("stdio", &json!({"elicitation": {}}));
+    for transport in ["stdio", "http"] {
+        cancelled_round(transport);
+    }
+}
+
+fn cancelled_round(transport: &str) {
+    let mut client = legacy(transport, &json!({"elicitation": {}}));
     let id = client.request("tools/call", json!({"name": "confirm_delete", "arguments": {"path": "/a"}}));
     let request = server_request(&mut client);
     client.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}}));
@@ -508,4 +514,43 @@ fn a_failed_leg_fails_the_call() {
         text_of(&response).starts_with("Error: Fulfilling input required by 'tools/call' failed: 'confirm': the client answered Method not found (-32601)"),
         "{response}"
     );
+}
+
+#[test]
+fn a_legs_time_limit_restarts_with_each_progress_notification() {
+    let mut client =
+        Client::spawn_with(SERVER, &[("FIXTURE_ASK_TIMEOUT_MS", "400")], mcp_tests::client::Pipes::default());
+    client.roundtrip(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    // Kept alive past its limit by progress every 200 ms, then answered.
+    let id = client.request("tools/call", json!({"name": "confirm_delete", "arguments": {"path": "/a"}}));
+    let request = server_request(&mut client);
+    let token = request["params"]["_meta"]["progressToken"].clone();
+    for step in 1..=4 {
+        std::thread::sleep(Duration::from_millis(200));
+        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": step}}));
+    }
+    answer(&mut client, &request, json!({"action": "accept", "content": {"confirm": true}}));
+    let response = client.recv();
+    assert_eq!(response["id"], json!(id));
+    assert_eq!(response["result"]["structuredContent"], json!({"deleted": "/a"}), "{response}");
+    // Without progress it fails at the limit, and the client is told to stop.
+    let started = Instant::now();
+    let id = client.request("tools/call", json!({"name": "confirm_delete", "arguments": {"path": "/b"}}));
+    let request = server_request(&mut client);
+    let cancelled = client.recv();
+    assert_eq!(
+        cancelled,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request["id"], "reason": "the round failed: 'confirm': no answer within 0.4 s"}})
+    );
+    let response = client.recv();
+    assert_eq!(response["id"], json!(id));
+    assert!(
+        text_of(&response)
+            .starts_with("Error: Fulfilling input required by 'tools/call' failed: 'confirm': no answer within 0.4 s"),
+        "{response}"
+    );
+    assert!(started.elapsed() >= Duration::from_millis(400));
 }
