@@ -96,7 +96,12 @@ pub(crate) async fn call(
     let mut asked = 0;
     loop {
         let Some(round_args) = args.take().or_else(|| again.clone()) else {
-            return Ok(Reply::Complete(CallToolResult::default()));
+            // Only a 2025 call runs again, and it kept its arguments.
+            return Err(RpcError {
+                code: -32603,
+                message: "Internal error: no arguments to run again".into(),
+                data: None,
+            });
         };
         let info = CallInfo {
             tool: name,
@@ -119,23 +124,17 @@ pub(crate) async fn call(
             return Ok(Reply::Complete(CallToolResult::default()));
         }
         let result = match outcome {
-            Ok(Ok(output)) => match finish(tool, output) {
-                Ok(result) => result,
-                Err(detail) => {
-                    let err =
-                        ToolError::internal(format!("Tool produced invalid structured output for {name}: {detail}."))
-                            .reason("invalid_output");
-                    fail(site, err, request_id, Origin::Fault, None)
-                }
-            },
+            Ok(Ok(output)) => finished(tool, site, output, request_id),
             Ok(Err(mut err)) => {
                 // Asking is not failing: it is recognised before anything classifies the error.
                 let Some(question) = ask::take(&mut err) else {
                     return handler_failed(site, err, client, request_id).map(Reply::Complete);
                 };
                 if client.era() == Era::Modern {
+                    tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, "the handler asks the caller: input_required");
                     return ask::modern(question, client, name).map(Reply::InputRequired);
                 }
+                tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, round = asked + 1, "the handler asks the caller: the shim asks the client");
                 asked += 1;
                 let round = crate::shim::round(question, asked, channel, client, &cancel, shared.options.ask_timeout);
                 match round.await {
@@ -151,6 +150,16 @@ pub(crate) async fn call(
         };
         return Ok(Reply::Complete(result));
     }
+}
+
+/// The result of a handler's value, or the failure of output that breaks its schema.
+fn finished(tool: &Registered, site: Site<'_>, output: Output, request_id: RequestId) -> CallToolResult {
+    finish(tool, output).unwrap_or_else(|detail| {
+        let name = tool.spec.name;
+        let err = ToolError::internal(format!("Tool produced invalid structured output for {name}: {detail}."))
+            .reason("invalid_output");
+        fail(site, err, request_id, Origin::Fault, None)
+    })
 }
 
 /// The server's policy on this call: `None` to go on, or the refusal (or the policy's panic).

@@ -199,3 +199,20 @@ async fn wait(mut leg: Leg, limit: Duration) -> Result<Value, String> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legs_carry_their_progress_token_and_url_elicitations_an_id() {
+        let form = with_token("elicitation/create", Some(json!({"message": "m", "requestedSchema": {}})), 7);
+        assert_eq!(form, json!({"message": "m", "requestedSchema": {}, "_meta": {"progressToken": 7}}));
+        let url = with_token("elicitation/create", Some(json!({"mode": "url", "message": "m", "url": "https://x"})), 8);
+        let id = url["elicitationId"].as_str().expect("an elicitationId");
+        assert_eq!(id.len(), 36);
+        assert_eq!(id.as_bytes()[14], b'4');
+        assert_eq!(url["_meta"], json!({"progressToken": 8}));
+        assert_eq!(with_token("roots/list", None, 9), json!({"_meta": {"progressToken": 9}}));
+    }
+}
