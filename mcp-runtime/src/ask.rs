@@ -164,6 +164,27 @@ impl Elicitation {
         }
     }
 
+    /// The `requestedSchema` [`Elicitation::form_for::<T>`](Elicitation::form_for) sends, or
+    /// why `T` cannot be a form (the field and its problem). Made once per type; call it in a
+    /// unit test to catch a form type elicitation cannot show before any call does:
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Shipping {
+    ///     /// Where to send it.
+    ///     address: String,
+    ///     express: bool,
+    /// }
+    ///
+    /// let schema = Elicitation::schema_for::<Shipping>().unwrap();
+    /// assert_eq!(schema["properties"]["express"], serde_json::json!({"type": "boolean"}));
+    /// ```
+    pub fn schema_for<T: JsonSchema + 'static>() -> Result<Value, String> {
+        form_of::<T>().schema.clone()
+    }
+
     /// Sends the user to `url` (out-of-band interaction, such as a sign-in). Needs the
     /// client's `elicitation.url` capability.
     pub fn url(message: impl Into<String>, url: impl Into<String>) -> Self {
