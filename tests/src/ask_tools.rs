@@ -58,18 +58,30 @@ pub(crate) fn summarize(
     Err(ctx.ask(Ask::new().sample("summary", sampling)))
 }
 
+/// One root the client listed.
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub(crate) struct Root {
+    /// Its URI (`file://…`).
+    uri: String,
+    /// Its name, when the client gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+}
+
 /// The client's roots, as it listed them.
 #[derive(Serialize, JsonSchema)]
 pub(crate) struct Roots {
-    /// `{uri, name?}` each.
-    roots: Vec<serde_json::Value>,
+    /// The roots with a URI, in the client's order.
+    roots: Vec<Root>,
 }
 
 /// Asks the client for its roots, and returns them.
 #[tool]
 pub(crate) fn list_roots(ctx: &Ctx) -> Result<Roots, ToolError> {
     match ctx.inputs().roots("roots") {
-        Some(roots) => Ok(Roots { roots: roots.to_vec() }),
+        Some(roots) => {
+            Ok(Roots { roots: roots.iter().filter_map(|r| serde_json::from_value(r.clone()).ok()).collect() })
+        }
         None => Err(ctx.ask(Ask::new().list_roots("roots"))),
     }
 }
