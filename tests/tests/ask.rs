@@ -554,3 +554,30 @@ fn a_legs_time_limit_restarts_with_each_progress_notification() {
     );
     assert!(started.elapsed() >= Duration::from_millis(400));
 }
+
+#[test]
+fn over_modern_http_input_required_is_200_and_a_missing_capability_400() {
+    let client = Client::spawn_http(SERVER, &[], &["--stateless"]);
+    let port = client.http_port().expect("a port");
+    let call_with = |caps: Value| {
+        let body = modern_call(1, "confirm_delete", json!({"path": "/a"}), &caps, &json!({})).to_string();
+        let headers = [
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "confirm_delete"),
+        ];
+        let response = mcp_tests::http::request(port, "POST", "/mcp", &headers, body.as_bytes()).expect("POST");
+        let status = response.status;
+        let answer: Value = serde_json::from_str(&response.text()).expect("JSON");
+        (status, answer)
+    };
+    let (status, answer) = call_with(json!({"elicitation": {}}));
+    assert_eq!((status, answer), (200, input_required(1, json!({"confirm": confirm_form("/a")}))));
+    let (status, answer) = call_with(json!({}));
+    assert_eq!(
+        (status, answer),
+        (400, missing_capability(1, "confirm", "elicitation/create", json!({"elicitation": {"form": {}}})))
+    );
+}
