@@ -581,3 +581,22 @@ fn over_modern_http_input_required_is_200_and_a_missing_capability_400() {
         (400, missing_capability(1, "confirm", "elicitation/create", json!({"elicitation": {"form": {}}})))
     );
 }
+
+#[tokio::test]
+async fn an_in_process_connection_cannot_be_asked_and_says_so_at_once() {
+    let server = mcp_tests::fixture::builder(false).build().expect("build");
+    let mut conn = server.connect();
+    conn.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}"#).await;
+    let started = Instant::now();
+    let out = conn
+        .send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"confirm_delete","arguments":{"path":"/a"}}}"#)
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let answer: Value = serde_json::from_str(out.last().expect("an answer")).expect("JSON");
+    assert_eq!(out.len(), 1, "nothing but the answer: {out:?}");
+    assert!(
+        text_of(&answer)
+            .starts_with("Error: Fulfilling input required by 'tools/call' failed: no client is connected to ask"),
+        "{answer}"
+    );
+}
