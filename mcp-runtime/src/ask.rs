@@ -387,8 +387,11 @@ impl Inputs {
             .hint("Call the tool again without `requestState` and `inputResponses` to start over.")
     }
 
-    /// Answers for a test: `(key, answer as a client sends it)` pairs, filtered by
-    /// `capabilities` as a real request's are (`None`: nothing survives).
+    /// A round's inputs for a unit test (with [`Ctx::with_inputs`](crate::Ctx::with_inputs)):
+    /// `answers` is an object of answers keyed as asked, each as a client sends it
+    /// (`{"action": "accept", "content": {…}}`, a sampling result, `{"roots": […]}`), filtered
+    /// by `capabilities` as a real request's are (`None`: nothing survives); `state` is the
+    /// round's `requestState`.
     pub fn for_test(answers: Value, state: Option<&str>, capabilities: Option<&Value>) -> Self {
         let answers = match answers {
             Value::Object(map) => map.into_iter().collect(),
