@@ -34,7 +34,7 @@ const EXTENSION: &str = "md";
 /// Sent to the client in `initialize`: how a model should use these tools.
 pub const INSTRUCTIONS: &str = "A directory of plain-text notes. Call list_notes to see which notes exist, \
 search_notes to find text across all notes, read_note to read one note, write_note to create or replace one, \
-and delete_note to remove one. A note's name is what list_notes shows (no file extension).";
+and delete_note to remove one (the user is asked to confirm first). A note's name is what list_notes shows (no file extension).";
 
 /// The directory the notes live in: the server's shared state, read by every tool with
 /// `ctx.state::<NotesDir>()`.
@@ -116,7 +116,7 @@ fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The file of a note that `read_note` or `delete_note` names, or `invalid_name`.
+/// The file of a note that `read_note` names, or `invalid_name`.
 fn note_path(ctx: &Ctx<NoteError>, name: &str) -> Result<std::path::PathBuf, ToolError> {
     ctx.state::<NotesDir>()?
         .note_path(name)
@@ -198,8 +198,9 @@ async fn list_notes(ctx: &Ctx) -> Result<NoteList, ToolError> {
     Ok(NoteList { notes })
 }
 
-/// The failures of the tools that take the name of an existing note (`read_note`,
-/// `delete_note`): one contract, declared once; a tool that takes `&Ctx<NoteError>` has it.
+/// The failures of the tools that take the name of an existing note (`read_note`; and
+/// `delete_note`, whose own contract adds the user's refusal): one contract, declared once; a
+/// tool that takes `&Ctx<NoteError>` has it.
 #[contract]
 enum NoteError {
     /// `no_such_note`: the name is valid, but no note has it.
@@ -344,14 +345,87 @@ async fn write_note(
     Ok(Written { name, bytes, created })
 }
 
-/// Deletes one note. This cannot be undone.
+/// The failures of `delete_note`: those of a note name (as [`NoteError`]), and the user's
+/// refusal.
+#[contract]
+enum DeleteError {
+    /// `no_such_note`: the name is valid, but no note has it.
+    #[errors(
+        code = NotFound,
+        retryable = false,
+        when = "No note has this name.",
+        severity = info,
+        recovery = "Call list_notes to see the notes that exist, then retry with one of their names."
+    )]
+    NoSuchNote,
+    /// `invalid_name`: the name breaks the naming rules.
+    #[errors(
+        code = ValidationError,
+        retryable = false,
+        when = "The name is empty, too long, or has characters other than letters, digits, spaces, '-' and '_'.",
+        recovery = "Call list_notes and pass one of the names it shows, exactly as shown."
+    )]
+    InvalidName,
+    /// `not_confirmed`: the user was asked and did not confirm.
+    #[errors(
+        code = Forbidden,
+        retryable = false,
+        when = "The user did not confirm the deletion; the note is unchanged.",
+        severity = info,
+        recovery = "Do not retry unless the user asks for the deletion again."
+    )]
+    NotConfirmed,
+}
+
+/// The form `delete_note` shows the user before it deletes anything.
+#[derive(Deserialize, JsonSchema)]
+struct ConfirmDelete {
+    /// Delete the note? This cannot be undone.
+    confirm: bool,
+}
+
+/// Deletes one note once the user confirms: the client is asked to show a yes/no form first
+/// (a client that cannot show one is told so, and nothing is deleted). This cannot be undone.
 #[tool(annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false))]
 async fn delete_note(
-    ctx: &Ctx<NoteError>,
+    ctx: &Ctx<DeleteError>,
     /// The note's name, exactly as `list_notes` shows it (no `.md` extension).
     name: String,
 ) -> Result<String, ToolError> {
-    let path = note_path(ctx, &name)?;
+    let path = ctx
+        .state::<NotesDir>()?
+        .note_path(&name)
+        .map_err(|why| ctx.fail(DeleteError::InvalidName).message(format!("Invalid note name: {why}.")))?;
+    let missing = || ctx.fail(DeleteError::NoSuchNote).message(format!("There is no note named {name:?}."));
+    // Nobody is asked about a note that does not exist.
+    if !tokio::fs::try_exists(&path).await? {
+        return Err(missing());
+    }
+    // The answer counts only for the note it was asked about: the round's state names it.
+    // (The state is not sealed yet, so this ties a retry to its question, not a consent to a
+    // user; a server-side consent record is the stronger gate.)
+    let asked_about = format!("delete/{name}");
+    let inputs = ctx.inputs();
+    let answer = if inputs.state() == Some(asked_about.as_str()) {
+        inputs.form::<ConfirmDelete>("confirm")
+    } else {
+        Elicited::Missing
+    };
+    match answer {
+        Elicited::Accepted(ConfirmDelete { confirm: true }) => {}
+        Elicited::Accepted(ConfirmDelete { confirm: false }) | Elicited::Declined | Elicited::Cancelled => {
+            return Err(ctx.fail(DeleteError::NotConfirmed));
+        }
+        Elicited::Missing => {
+            let question = format!("Delete the note {name:?}? This cannot be undone.");
+            return Err(ctx.ask(
+                Ask::new()
+                    .elicit("confirm", Elicitation::form_for::<ConfirmDelete>(question))
+                    .state(asked_about)
+                    .fallback_hint("Or ask the user to delete the note's file by hand."),
+            ));
+        }
+    }
     match tokio::fs::remove_file(&path).await {
         Ok(()) => {
             ctx.info(format!("deleted note {name:?}"));
@@ -359,9 +433,7 @@ async fn delete_note(
             ctx.resources_changed();
             Ok(format!("Deleted note {name:?}."))
         }
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            Err(ctx.fail(NoteError::NoSuchNote).message(format!("There is no note named {name:?}.")))
-        }
+        Err(e) if e.kind() == ErrorKind::NotFound => Err(missing()),
         Err(e) => Err(e.into()),
     }
 }
@@ -509,6 +581,7 @@ pub fn builder(dir: NotesDir) -> ServerBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_runtime::Inputs;
     use serde_json::{Value, json};
 
     /// A fresh directory under the system temp dir, removed on drop.
@@ -620,8 +693,30 @@ mod tests {
         assert_eq!(notes[0]["name"], "todo");
         assert_eq!(notes[0]["title"], "x");
 
-        let deleted = server.call("delete_note", json!({"name": "todo"})).await;
-        assert_eq!(deleted.is_error, None);
+        // In-process there is no client to ask: the consent gate refuses, nothing is deleted.
+        let refused = server.call("delete_note", json!({"name": "todo"})).await;
+        assert_eq!(error_of(&refused)["data"]["reason"], "client_capability_missing");
+        assert!(tmp.0.join("todo.md").exists());
+
+        // The user's answer, as the client would send it back for this note.
+        let form = json!({"elicitation": {}});
+        let answered = |answer: serde_json::Value, state: &str| {
+            Ctx::for_test().with_state(NotesDir::open(&tmp.0).unwrap()).with_inputs(Inputs::for_test(
+                json!({"confirm": answer}),
+                Some(state),
+                Some(&form),
+            ))
+        };
+        let declined = answered(json!({"action": "decline"}), "delete/todo");
+        let err = delete_note::handler(&declined, "todo".into()).await.unwrap_err();
+        assert_eq!(err.reason_str(), Some("not_confirmed"));
+        // A yes given about another note asks again.
+        let elsewhere = answered(json!({"action": "accept", "content": {"confirm": true}}), "delete/other");
+        assert!(delete_note::handler(&elsewhere, "todo".into()).await.unwrap_err().is_ask());
+        assert!(tmp.0.join("todo.md").exists());
+
+        let yes = answered(json!({"action": "accept", "content": {"confirm": true}}), "delete/todo");
+        assert_eq!(delete_note::handler(&yes, "todo".into()).await.unwrap(), "Deleted note \"todo\".");
         assert!(!tmp.0.join("todo.md").exists());
         let gone = server.call("delete_note", json!({"name": "todo"})).await;
         assert_eq!(error_of(&gone)["data"]["reason"], "no_such_note");

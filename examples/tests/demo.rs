@@ -30,6 +30,11 @@ fn assert_session(stdout: &str) {
         "\"type\": \"resource\",",
         "\"supportedVersions\": [",
         "\"resultType\": \"complete\"",
+        "← the server asks: elicitation/create {\"message\":\"Delete the note \\\"reading-list\\\"? This cannot be undone.\"",
+        "│ Deleted note \"reading-list\".",
+        "│ (reason not_confirmed · not retryable · request ",
+        "\"resultType\": \"input_required\"",
+        "✓ reading-list and standup were deleted with consent; groceries, declined, is still there",
         "✓ every step got the expected answer",
     ] {
         assert!(stdout.contains(expected), "demo output lacks {expected:?}:\n{stdout}");

@@ -46,6 +46,9 @@ struct Inner {
     hint: Option<Cow<'static, str>>,
     data: Map<String, Value>,
     source: Option<BoxError>,
+    /// What the handler asked the caller for (`ctx.ask(..)` in `mcp-runtime`): not a
+    /// failure. The runtime takes it out before anything else looks at the error.
+    ask: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 macro_rules! constructors {
@@ -100,7 +103,29 @@ impl ToolError {
             hint: None,
             data: Map::new(),
             source: None,
+            ask: None,
         }))
+    }
+
+    /// The value `ctx.ask(..)` (in `mcp-runtime`) returns: the call ends asking the caller
+    /// for input, which is not a failure. Made by the runtime; not for direct use.
+    #[doc(hidden)]
+    pub fn __asking(ask: Box<dyn std::any::Any + Send + Sync>) -> Self {
+        let mut err = Self::new(ErrorCode::InternalError, "The tool asked the caller for input.");
+        err.0.ask = Some(ask);
+        err
+    }
+
+    /// Takes out what [`ToolError::__asking`] carries. Used by the runtime.
+    #[doc(hidden)]
+    pub fn __take_ask(&mut self) -> Option<Box<dyn std::any::Any + Send + Sync>> {
+        self.0.ask.take()
+    }
+
+    /// `true` when this value ends the call asking the caller for input (`ctx.ask(..)`),
+    /// not with a failure.
+    pub fn is_ask(&self) -> bool {
+        self.0.ask.is_some()
     }
 
     /// The call stopped because the client cancelled it: return it from a handler that saw

@@ -17,11 +17,21 @@ pub(crate) struct Channel {
     out: Option<Arc<Outbox>>,
     /// The HTTP request the messages answer (its headers and extensions), over HTTP.
     http: Option<Arc<http::request::Parts>>,
+    /// Whether the client can answer a request of ours while the call waits (not over an
+    /// in-process `Connection`, whose `send` runs each call to its end).
+    answers: bool,
 }
 
 impl Channel {
     pub(crate) fn new(out: Option<Arc<Outbox>>, http: Option<Arc<http::request::Parts>>) -> Self {
-        Channel { out, http }
+        Channel { out, http, answers: true }
+    }
+
+    /// A channel whose client cannot answer requests while a call waits: the legacy shim
+    /// fails at once instead of waiting.
+    pub(crate) fn without_answers(mut self) -> Self {
+        self.answers = false;
+        self
     }
 
     /// `true` when the messages go out as JSON-RPC (not an in-process call).
@@ -37,6 +47,18 @@ impl Channel {
     pub(crate) fn send(&self, line: Vec<u8>) {
         if let Some(out) = &self.out {
             out.response(line);
+        }
+    }
+
+    /// Queues a request to the client (the legacy shim's): never dropped. `false` when the
+    /// messages go nowhere (an in-process call), so no answer can come.
+    pub(crate) fn request(&self, line: Vec<u8>) -> bool {
+        match &self.out {
+            Some(out) if self.answers => {
+                out.request(line);
+                true
+            }
+            _ => false,
         }
     }
 

@@ -14,6 +14,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::jsonrpc::{self, RpcError};
+use crate::pending::Pending;
 
 /// Modern revisions served: `server/discover`'s `supportedVersions`, and `-32022`'s
 /// `data.supported`.
@@ -91,6 +92,8 @@ pub(crate) struct Legacy {
     info: OnceLock<Value>,
     capabilities: OnceLock<Value>,
     log_level: AtomicU8,
+    /// The requests this session's calls sent to the client (the legacy shim's legs).
+    pub(crate) pending: Pending,
 }
 
 impl Default for Legacy {
@@ -100,6 +103,7 @@ impl Default for Legacy {
             info: OnceLock::new(),
             capabilities: OnceLock::new(),
             log_level: AtomicU8::new(LogLevel::Info as u8),
+            pending: Pending::default(),
         }
     }
 }

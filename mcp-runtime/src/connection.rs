@@ -38,7 +38,8 @@ impl Server {
     /// Opens an in-process connection (a fresh session: not initialized, log level `info`).
     pub fn connect(&self) -> Connection {
         let written = Arc::new(Outbox::default());
-        let channel = Channel::new(Some(Arc::clone(&written)), None);
+        // `send` runs a call to its end, so no answer to a request of ours can come meanwhile.
+        let channel = Channel::new(Some(Arc::clone(&written)), None).without_answers();
         let session = Session::new(Arc::clone(&self.shared), Arc::new(State::new()), channel, None);
         Connection { session: Arc::new(session), written }
     }
@@ -46,7 +47,8 @@ impl Server {
 
 impl Connection {
     /// Handles one message (a `tools/call` runs to completion) and returns the lines the
-    /// server wrote meanwhile, without their newlines.
+    /// server wrote meanwhile, without their newlines. A tool that asks a 2025 session's
+    /// client (`Ctx::ask`) fails here at once: nothing could answer it while the call runs.
     pub async fn send(&mut self, message: &str) -> Vec<String> {
         let admit = Admit { answer: true, run: true, refuse: false };
         if let Next::Call { id, job, cancel } = self.session.handle(message.as_bytes(), admit, Seen::Fresh) {

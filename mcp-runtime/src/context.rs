@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
+use crate::ask::{Ask, CAPABILITY_MISSING, Inputs, has_capability};
 use crate::channel::Channel;
 use crate::client::Client;
 pub use crate::client::{Era, LogLevel};
@@ -50,28 +51,6 @@ impl Notices {
 /// Shared state registered with `ServerBuilder::state`, by type.
 pub(crate) type StateMap = std::collections::HashMap<std::any::TypeId, Box<dyn std::any::Any + Send + Sync>>;
 
-/// The reason of a call that needs a capability the client did not declare.
-pub(crate) const CAPABILITY_MISSING: &str = "client_capability_missing";
-
-/// Whether `capabilities` has the dotted path `capability` (a bare `elicitation` counts as
-/// `elicitation.form`).
-fn has_capability(capabilities: &Value, capability: &str) -> bool {
-    let mut at = capabilities;
-    let mut parts = capability.split('.').peekable();
-    while let Some(part) = parts.next() {
-        match at.get(part) {
-            Some(next) if next.is_object() => at = next,
-            Some(next) if parts.peek().is_none() && !next.is_null() => return true,
-            _ => {
-                let bare_form =
-                    part == "form" && parts.peek().is_none() && at.as_object().is_some_and(serde_json::Map::is_empty);
-                return bare_form;
-            }
-        }
-    }
-    true
-}
-
 /// The cancellation signal of one call.
 #[derive(Default)]
 pub(crate) struct CancelState {
@@ -102,8 +81,7 @@ impl CancelState {
 
 /// Progress reporting state: the client's token and the last value sent.
 impl CallInfo {
-    /// The same call, for a context built beside the arguments (`Call::context`); progress
-    /// is not reported outside tool calls.
+    /// The same call, for a context built beside the arguments (`Call::context`).
     fn clone_for_context(&self) -> CallInfo {
         CallInfo {
             tool: self.tool,
@@ -113,7 +91,8 @@ impl CallInfo {
             client: self.client.clone(),
             state: Arc::clone(&self.state),
             notices: Arc::clone(&self.notices),
-            progress: None,
+            progress: self.progress.clone(),
+            inputs: self.inputs.clone(),
             cancel: Arc::clone(&self.cancel),
         }
     }
@@ -141,7 +120,9 @@ pub struct CallInfo {
     pub(crate) client: Client,
     pub(crate) state: Arc<StateMap>,
     pub(crate) notices: Arc<Notices>,
-    pub(crate) progress: Option<Progress>,
+    pub(crate) progress: Option<Arc<Progress>>,
+    /// This round's answers to what the handler asked (`Ctx::ask`), and its state.
+    pub(crate) inputs: Inputs,
     pub(crate) cancel: Arc<CancelState>,
 }
 
@@ -201,6 +182,7 @@ impl<R: Contract> Ctx<R> {
             state: Arc::default(),
             notices: Arc::default(),
             progress: None,
+            inputs: Inputs::default(),
             cancel: Arc::default(),
         })
     }
@@ -217,6 +199,14 @@ impl<R: Contract> Ctx<R> {
             panic!("Ctx::with_state is for contexts made by Ctx::for_test; register state with ServerBuilder::state");
         };
         state.insert(std::any::TypeId::of::<T>(), Box::new(value));
+        self
+    }
+
+    /// Gives a context made by [`Ctx::for_test`] this round's answers, as a retry or the
+    /// legacy shim would (build them with [`Inputs::for_test`]).
+    #[must_use]
+    pub fn with_inputs(mut self, inputs: Inputs) -> Self {
+        self.info.inputs = inputs;
         self
     }
 
@@ -331,6 +321,27 @@ impl<R> Ctx<R> {
             .retryable(false)
             .hint(hint)
             .data(serde_json::json!({ "requiredCapabilities": required })))
+    }
+
+    /// Ends the call asking the caller for input: `return Err(ctx.ask(Ask::new()…))`. Not a
+    /// failure: nothing is logged as one and no error envelope is built. A 2026-07-28 client
+    /// receives an `input_required` result and retries with its answers; over a 2025 session
+    /// the runtime sends the requests to the client and calls the handler again. Either way
+    /// the handler then reads the answers with [`Ctx::inputs`]. See [`Ask`].
+    ///
+    /// Each request needs a capability of the client (`elicitation.form`, `elicitation.url`,
+    /// `sampling`, `sampling.tools`, `roots`); a 2026-07-28 request that lacks one is
+    /// answered `-32021`, a 2025 one with the error envelope, reason
+    /// `client_capability_missing`. Check [`Ctx::client_capabilities`] first for an
+    /// optional ask.
+    pub fn ask(&self, ask: Ask) -> ToolError {
+        crate::ask::signal(ask)
+    }
+
+    /// This round's answers to what the handler asked, filtered by the capabilities the
+    /// client declared, and the round's `requestState`. Empty on a first call.
+    pub fn inputs(&self) -> &Inputs {
+        &self.info.inputs
     }
 
     /// Shared state registered with `Server::builder(..).state(value)`, ready for `?`:
@@ -576,6 +587,7 @@ impl Caller<'_> {
                 state: Arc::clone(self.state),
                 notices: Arc::clone(self.notices),
                 progress: None,
+                inputs: crate::ask::Inputs::default(),
                 cancel: Arc::clone(self.cancel),
             },
         }
@@ -588,24 +600,5 @@ pub struct NoArgs;
 impl<'de> serde::Deserialize<'de> for NoArgs {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         serde::de::IgnoredAny::deserialize(d).map(|_| NoArgs)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::has_capability;
-    use serde_json::json;
-
-    #[test]
-    fn capabilities_are_found_by_dotted_path() {
-        let caps = json!({"sampling": {}, "elicitation": {}, "roots": {"listChanged": true}});
-        assert!(has_capability(&caps, "sampling"));
-        assert!(has_capability(&caps, "roots.listChanged"));
-        // A bare `elicitation` is form elicitation; it is not URL elicitation.
-        assert!(has_capability(&caps, "elicitation.form"));
-        assert!(!has_capability(&caps, "elicitation.url"));
-        assert!(!has_capability(&json!({}), "sampling"));
-        assert!(!has_capability(&json!({"sampling": null}), "sampling"));
-        assert!(!has_capability(&json!({"elicitation": {"url": {}}}), "elicitation.form"));
     }
 }

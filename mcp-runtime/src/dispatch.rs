@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use mcp_core::{CallToolResult, Content, ErrorCode, ToolError};
 use serde_json::{Map, Value, json};
 
+use crate::ask::{self, CAPABILITY_MISSING, INVALID_STATE, Reply};
 use crate::catch::{CatchUnwind, panic_text};
 use crate::channel::Channel;
 use crate::client::{Client, Era};
-use crate::context::CAPABILITY_MISSING;
 use crate::context::{Call, CallInfo, CancelState, Progress};
 use crate::envelope::{Origin, Site, display_name, fail};
 use crate::jsonrpc::RpcError;
@@ -26,12 +26,17 @@ use crate::logging::{InCall, Scope};
 use crate::output::Output;
 use crate::request_id::RequestId;
 use crate::server::{BoxFuture, PolicyRequest, Registered, Shared, Tools};
+use crate::shim::Round;
 
 /// A `tools/call` whose params have the `CallToolRequest` shape.
 pub(crate) struct CallRequest {
     pub(crate) name: String,
     pub(crate) arguments: Option<Value>,
     pub(crate) progress_token: Option<Box<serde_json::value::RawValue>>,
+    /// A 2026-07-28 retry's answers (`inputResponses`), as sent.
+    pub(crate) input_responses: Option<Box<serde_json::value::RawValue>>,
+    /// A 2026-07-28 retry's `requestState`, as sent.
+    pub(crate) request_state: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// Runs one call. `Err` only for strict resolution (an unknown or disabled tool as a
@@ -42,14 +47,14 @@ pub(crate) async fn call(
     client: &Client,
     req: CallRequest,
     cancel: Arc<CancelState>,
-) -> Result<CallToolResult, RpcError> {
+) -> Result<Reply, RpcError> {
     let started = Instant::now();
     let request_id = RequestId::generate();
     let strict = shared.options.strict_resolution && channel.is_wire();
     let tools = shared.tools();
 
     let Some(tool) = tools.get(req.name.as_str()) else {
-        return unknown_tool(&tools, &req.name, strict, request_id);
+        return unknown_tool(&tools, &req.name, strict, request_id).map(Reply::Complete);
     };
     let name = tool.spec.name;
     let site = tool.site(&shared.options);
@@ -58,18 +63,10 @@ pub(crate) async fn call(
         if strict {
             return Err(RpcError::invalid_params(format!("Tool unavailable: {name}")));
         }
-        return Ok(unavailable(site, Some(reason.as_str()), None, request_id));
+        return Ok(Reply::Complete(unavailable(site, Some(reason.as_str()), None, request_id)));
     }
-    if let Some(policy) = &shared.policy {
-        let request = PolicyRequest { tool: name, client_info: client.info() };
-        // The policy is the author's code: a panic in it fails this call, like one in a handler.
-        match std::panic::catch_unwind(AssertUnwindSafe(|| policy(&request))) {
-            Ok(None) => {}
-            Ok(Some(refusal)) => {
-                return Ok(unavailable(site, refusal.reason.as_deref(), refusal.hint.as_deref(), request_id));
-            }
-            Err(payload) => return Ok(panicked(site, &*payload, request_id)),
-        }
+    if let Some(refused) = refused_by_policy(shared, site, client, request_id) {
+        return Ok(Reply::Complete(refused));
     }
 
     let mut args = req.arguments.unwrap_or_else(|| Value::Object(Map::new()));
@@ -81,20 +78,140 @@ pub(crate) async fn call(
     absent_when_null(&mut args, &tool.null_means_absent);
     if !tool.input_validator.is_valid(&args) {
         let (err, issues) = crate::validate::invalid_arguments(name, &tool.input_validator, &tool.input_schema, &args);
-        return Ok(fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, Some(issues)));
+        return Ok(Reply::Complete(fail(
+            Site { contract: &[], ..site },
+            err,
+            request_id,
+            Origin::Refusal,
+            Some(issues),
+        )));
     }
 
-    let info = CallInfo {
-        tool: name,
-        request_id,
-        started,
-        channel: Arc::clone(channel),
-        client: client.clone(),
-        state: Arc::clone(&shared.state),
-        notices: Arc::clone(&shared.notices),
-        progress: req.progress_token.map(Progress::new),
-        cancel: Arc::clone(&cancel),
-    };
+    // A 2026-07-28 retry's answers and state; a 2025 request's are ignored.
+    let mut inputs = ask::incoming(client, req.input_responses.as_deref(), req.request_state.as_deref())?;
+    let progress = req.progress_token.map(|token| Arc::new(Progress::new(token)));
+    // Over a 2025 session an ask is fulfilled here and the handler runs again, with the same
+    // arguments: they are kept for that.
+    let again = (client.era() == Era::Legacy).then(|| args.clone());
+    let mut args = Some(args);
+    let mut asked = 0;
+    loop {
+        let Some(round_args) = args.take().or_else(|| again.clone()) else {
+            // Only a 2025 call runs again, and it kept its arguments.
+            return Err(RpcError {
+                code: -32603,
+                message: "Internal error: no arguments to run again".into(),
+                data: None,
+            });
+        };
+        let info = CallInfo {
+            tool: name,
+            request_id,
+            started,
+            channel: Arc::clone(channel),
+            client: client.clone(),
+            state: Arc::clone(&shared.state),
+            notices: Arc::clone(&shared.notices),
+            progress: progress.clone(),
+            inputs: std::mem::take(&mut inputs),
+            cancel: Arc::clone(&cancel),
+        };
+        let outcome = match run(shared, tool, channel, client, Call { args: round_args, info }, request_id).await {
+            Ran::Done(outcome) => outcome,
+            Ran::Stopped(result) => return Ok(Reply::Complete(result)),
+        };
+        if cancel.is_cancelled() {
+            // Nothing is sent for a cancelled call, and how its handler ended is no failure.
+            tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, "the call ended after the client cancelled it; nothing sent");
+            return Ok(Reply::Complete(CallToolResult::default()));
+        }
+        let result = match outcome {
+            Ok(Ok(output)) => finished(tool, site, output, request_id),
+            Ok(Err(mut err)) => {
+                // Asking is not failing: it is recognised before anything classifies the error.
+                let Some(question) = ask::take(&mut err) else {
+                    return handler_failed(site, err, client, request_id).map(Reply::Complete);
+                };
+                if client.era() == Era::Modern {
+                    tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, "the handler asks the caller: input_required");
+                    return ask::modern(question, client, name).map(Reply::InputRequired);
+                }
+                tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, round = asked + 1, "the handler asks the caller: the shim asks the client");
+                asked += 1;
+                let round = crate::shim::round(question, asked, channel, client, &cancel, shared.options.ask_timeout);
+                match round.await {
+                    Round::Again(next) => {
+                        inputs = next;
+                        continue;
+                    }
+                    Round::Broken(e) => return Err(e),
+                    ended => shim_ended(site, ended, request_id),
+                }
+            }
+            Err(payload) => panicked(site, &*payload, request_id),
+        };
+        return Ok(Reply::Complete(result));
+    }
+}
+
+/// The result of a handler's value, or the failure of output that breaks its schema.
+fn finished(tool: &Registered, site: Site<'_>, output: Output, request_id: RequestId) -> CallToolResult {
+    finish(tool, output).unwrap_or_else(|detail| {
+        let name = tool.spec.name;
+        let err = ToolError::internal(format!("Tool produced invalid structured output for {name}: {detail}."))
+            .reason("invalid_output");
+        fail(site, err, request_id, Origin::Fault, None)
+    })
+}
+
+/// The server's policy on this call: `None` to go on, or the refusal (or the policy's panic).
+fn refused_by_policy(
+    shared: &Shared,
+    site: Site<'_>,
+    client: &Client,
+    request_id: RequestId,
+) -> Option<CallToolResult> {
+    let policy = shared.policy.as_ref()?;
+    let request = PolicyRequest { tool: site.tool, client_info: client.info() };
+    // The policy is the author's code: a panic in it fails this call, like one in a handler.
+    match std::panic::catch_unwind(AssertUnwindSafe(|| policy(&request))) {
+        Ok(None) => None,
+        Ok(Some(refusal)) => Some(unavailable(site, refusal.reason.as_deref(), refusal.hint.as_deref(), request_id)),
+        Err(payload) => Some(panicked(site, &*payload, request_id)),
+    }
+}
+
+/// The result of a call whose legacy shim round ended it: the capability refusal, a failed
+/// round, or nothing (cancelled).
+fn shim_ended(site: Site<'_>, round: Round, request_id: RequestId) -> CallToolResult {
+    match round {
+        Round::Refused(err) => fail(site, err, request_id, Origin::Refusal, None),
+        Round::Failed(err) => fail(site, err, request_id, Origin::Fault, None),
+        Round::Again(_) | Round::Broken(_) | Round::Cancelled => {
+            tracing::debug!(target: "mcp_runtime::call", %request_id, tool = site.tool, "the call was cancelled while the client was asked; nothing sent");
+            CallToolResult::default()
+        }
+    }
+}
+
+/// How one run of a handler ended: with its outcome, or stopped by the runtime (its time
+/// limit) with this result.
+enum Ran {
+    Done(Caught),
+    Stopped(CallToolResult),
+}
+
+/// Runs the handler once, in its call's scope, where it runs (see `blocking`), within its
+/// time limit.
+async fn run(
+    shared: &Shared,
+    tool: &Registered,
+    channel: &Arc<Channel>,
+    client: &Client,
+    call: Call,
+    request_id: RequestId,
+) -> Ran {
+    let name = tool.spec.name;
     // The handler runs with its call marked current, so that its `tracing` events reach the
     // client and every record of the call carries the request id.
     let scope = Scope {
@@ -104,7 +221,7 @@ pub(crate) async fn call(
         module: tool.spec.module,
         request_id,
     };
-    let handler = CatchUnwind(InCall { scope, inner: (tool.spec.call)(Call { args, info }) });
+    let handler = CatchUnwind(InCall { scope, inner: (tool.spec.call)(call) });
     // Where the handler runs (see `blocking`): a fn without `async` that has a time limit,
     // or has been seen to block, goes to the blocking pool; the rest run right here, in the
     // call's own task.
@@ -118,35 +235,19 @@ pub(crate) async fn call(
                     .reason("timeout")
                     .retryable(true)
                     .hint("Retry the call; if it keeps timing out, narrow its input.");
-                return Ok(fail(site, err, request_id, Origin::Fault, None));
+                return Ran::Stopped(fail(tool.site(&shared.options), err, request_id, Origin::Fault, None));
             };
             caught
         }
         None => handler.await,
     };
-    if cancel.is_cancelled() {
-        // Nothing is sent for a cancelled call, and how its handler ended is no failure.
-        tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, "the call ended after the client cancelled it; nothing sent");
-        return Ok(CallToolResult::default());
-    }
     if let Some(since) = inline_since
         && since.elapsed() > BLOCKING
     {
         tool.seen_blocking.store(true, Ordering::Relaxed);
         tracing::debug!(tool = name, took = ?since.elapsed(), "a call blocked its thread; this tool runs on the blocking pool from now on");
     }
-    Ok(match outcome {
-        Ok(Ok(output)) => match finish(tool, output) {
-            Ok(result) => result,
-            Err(detail) => {
-                let err = ToolError::internal(format!("Tool produced invalid structured output for {name}: {detail}."))
-                    .reason("invalid_output");
-                fail(site, err, request_id, Origin::Fault, None)
-            }
-        },
-        Ok(Err(err)) => return handler_failed(site, err, client, request_id),
-        Err(payload) => panicked(site, &*payload, request_id),
-    })
+    Ran::Done(outcome)
 }
 
 /// A handler's own failure: the envelope, except a missing capability on a 2026-07-28
@@ -163,6 +264,11 @@ fn handler_failed(
         tracing::info!(target: "mcp_runtime::call", %request_id, tool = site.tool, "{}", err.message_str());
         let data = err.data_map().get("requiredCapabilities").cloned().map(|c| json!({"requiredCapabilities": c}));
         return Err(RpcError { code: -32021, message: err.message_str().to_owned(), data });
+    }
+    if reason == Some(INVALID_STATE) && client.era() == Era::Modern {
+        // A `requestState` the handler did not write: a protocol error of the retry.
+        tracing::info!(target: "mcp_runtime::call", %request_id, tool = site.tool, "{}", err.message_str());
+        return Err(RpcError::invalid_params(err.message_str()));
     }
     // Arguments that passed the schema but not serde are refused like schema failures.
     let refused = (reason == Some("invalid_arguments") && err.code() == ErrorCode::InvalidParams)

@@ -411,7 +411,7 @@ impl Endpoint {
                 };
                 (Some(id.to_owned()), true, method == "initialize", modern)
             }
-            Incoming::Notification { .. } | Incoming::Response => {
+            Incoming::Notification { .. } | Incoming::Response { .. } => {
                 let modern = header_str(&parts.headers, VERSION_HEADER).is_some_and(|v| MODERN_VERSIONS.contains(&v));
                 (None, false, false, modern)
             }

@@ -19,8 +19,13 @@ pub(crate) enum Incoming<'a> {
         method: Cow<'a, str>,
         params: Option<&'a RawValue>,
     },
-    /// A response from the client (`result`/`error`, no `method`).
-    Response,
+    /// A response from the client (`result`/`error`, no `method`): the answer to a request
+    /// this server sent (the legacy shim's), routed by its id.
+    Response {
+        id: Option<&'a RawValue>,
+        result: Option<&'a RawValue>,
+        error: Option<&'a RawValue>,
+    },
     /// Not a JSON-RPC message: answered with -32600, with the id when it could be read.
     Invalid {
         id: Option<Box<RawValue>>,
@@ -114,7 +119,7 @@ pub(crate) fn parse(line: &[u8]) -> Incoming<'_> {
     // A response is never answered, whatever its id (`null` is the id of an error response
     // to a message the client could not read).
     if raw.method.is_none() && (raw.result.is_some() || raw.error.is_some()) {
-        return Incoming::Response;
+        return Incoming::Response { id: reply_to, result: raw.result, error: raw.error };
     }
     let id = match id {
         None => None,
@@ -244,6 +249,21 @@ pub(crate) fn error(id: Option<&RawValue>, error: &RpcError) -> Vec<u8> {
     line(&Failure { jsonrpc: "2.0", id, error: ErrorObject { code: *code, message, data: data.as_ref() } })
 }
 
+/// A request this server sends to the client (the legacy shim's legs).
+pub(crate) fn request(id: u64, method: &str, params: Option<&serde_json::Value>) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Request<'a> {
+        jsonrpc: &'static str,
+        id: u64,
+        method: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        params: Option<&'a serde_json::Value>,
+    }
+    let mut line = serde_json::to_vec(&Request { jsonrpc: "2.0", id, method, params }).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
 pub(crate) fn notification(method: &str, params: &impl Serialize) -> Vec<u8> {
     line(&Notification { jsonrpc: "2.0", method, params })
 }
@@ -304,8 +324,14 @@ mod tests {
         assert!(kind(r#"{"jsonrpc":"2.0","id":6,"id":7,"method":"ping"}"#).contains("id: None"));
         assert!(kind(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).starts_with("Request"));
         assert!(kind(r#"{"jsonrpc":"2.0","method":"x"}"#).starts_with("Notification"));
-        assert_eq!(kind(r#"{"jsonrpc":"2.0","id":9,"result":{}}"#), "Response");
-        assert_eq!(kind(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#), "Response");
+        assert_eq!(
+            kind(r#"{"jsonrpc":"2.0","id":9,"result":{}}"#),
+            "Response { id: Some(RawValue(9)), result: Some(RawValue({})), error: None }"
+        );
+        assert!(
+            kind(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#)
+                .starts_with("Response { id: None, result: None, error: Some(")
+        );
         assert_eq!(format!("{:?}", parse(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}")), "ParseError");
         assert!(kind(r#"{"jsonrpc":"2.0","id":9}"#).contains("no `method`"));
     }

@@ -13,6 +13,14 @@
 //! error envelope), and back through `channel` (where the request's messages go) and
 //! `outbox` (answers and notifications waiting for the transport) to the transport.
 //!
+//! A handler that asks the caller (`ctx.ask`) ends its run with an `ask::Ask` that `dispatch`
+//! takes out of the error before anything classifies it. `ask` holds what both eras share
+//! (the capability gate and answer filter, reading a retry's `inputResponses`/`requestState`,
+//! writing the `input_required` result); a 2026-07-28 call ends there. Over a 2025 session
+//! `dispatch` hands the ask to `shim`, which sends the requests to the client on the call's
+//! channel and waits in `pending` for the answers (routed there by `session` from the
+//! client's responses and progress), then runs the handler again with them.
+//!
 //! A `resources/read`, `prompts/get` or `completion/complete` takes the same road to
 //! `session`, which hands it to `features` (which methods the server's features answer, their
 //! capabilities, list pages and era shapes); `resources`, `prompts` and `completion` find the
@@ -24,11 +32,12 @@
 //! one per-request value, `client::Client`, that every layer below the session reads: log
 //! thresholds, capabilities, `Ctx::era`. The tools (the registry in `server`, with `schema`
 //! making each tool's schemas once) and the other features know nothing of transports. Modules
-//! import only modules below them: `client`, `channel`, `logging`, `context`, the features
-//! (`completion`, `resources`, `prompts`), `server`, `dispatch`, `features`, `session`, then
-//! the transports and `args` (`--http`/`--stateless`).
+//! import only modules below them: `pending`, `client`, `channel`, `logging`, `ask`,
+//! `context`, the features (`completion`, `resources`, `prompts`), `server`, `shim`,
+//! `dispatch`, `features`, `session`, then the transports and `args` (`--http`/`--stateless`).
 
 mod args;
+mod ask;
 mod catch;
 mod channel;
 mod checks;
@@ -44,18 +53,21 @@ mod jsonrpc;
 mod logging;
 mod outbox;
 mod output;
+mod pending;
 mod prompts;
 mod request_id;
 mod resources;
 mod schema;
 mod server;
 mod session;
+mod shim;
 mod text;
 mod transport;
 mod uri_template;
 mod validate;
 
 pub use args::ServeArgs;
+pub use ask::{Ask, Elicitation, Elicited, Inputs, Sampling};
 pub use completion::IntoCompletion;
 pub use connection::Connection;
 pub use context::{Ctx, Era, LogLevel};
@@ -77,8 +89,8 @@ pub use text::TextValue;
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        CallToolResult, Content, Ctx, LogLevel, PromptMessage, Resource, Server, Structured, ToolError, contract,
-        errors, prompt, resource, tool,
+        Ask, CallToolResult, Content, Ctx, Elicitation, Elicited, LogLevel, PromptMessage, Resource, Sampling, Server,
+        Structured, ToolError, contract, errors, prompt, resource, tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
@@ -141,9 +153,17 @@ impl Server {
     pub async fn call(&self, name: &str, arguments: serde_json::Value) -> CallToolResult {
         let channel = std::sync::Arc::new(channel::Channel::new(None, None));
         let client = client::Client::Legacy(std::sync::Arc::default());
-        let req = dispatch::CallRequest { name: name.to_owned(), arguments: Some(arguments), progress_token: None };
+        let req = dispatch::CallRequest {
+            name: name.to_owned(),
+            arguments: Some(arguments),
+            progress_token: None,
+            input_responses: None,
+            request_state: None,
+        };
         match dispatch::call(&self.shared, &channel, &client, req, std::sync::Arc::default()).await {
-            Ok(result) => result,
+            Ok(ask::Reply::Complete(result)) => result,
+            // A 2025 call never returns `input_required`: its asks are fulfilled or refused.
+            Ok(ask::Reply::InputRequired(_)) => unreachable!("in-process calls are 2025 calls"),
             // Strict resolution applies on the wire only; in-process calls never take it.
             Err(e) => unreachable!("in-process calls never produce protocol errors: {e:?}"),
         }

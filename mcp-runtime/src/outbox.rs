@@ -74,6 +74,16 @@ impl Outbox {
         self.ready.notify_one();
     }
 
+    /// Queues a request to the client (a leg of the legacy shim): never dropped, and like a
+    /// notification it does not end its request's stream.
+    pub(crate) fn request(&self, bytes: Vec<u8>) {
+        let mut inner = self.lock();
+        inner.bytes += bytes.len();
+        inner.lines.push_back(Line { bytes, kind: Kind::Notification });
+        drop(inner);
+        self.ready.notify_one();
+    }
+
     /// Queues a marker (see [`Kind`]).
     pub(crate) fn mark(&self, kind: Kind) {
         self.lock().lines.push_back(Line { bytes: Vec::new(), kind });

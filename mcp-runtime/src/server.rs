@@ -143,6 +143,8 @@ pub(crate) struct Options {
     pub(crate) eof_grace: Duration,
     pub(crate) flush_grace: Duration,
     pub(crate) cancel_grace: Duration,
+    /// How long the legacy shim waits for each answer (progress restarts it).
+    pub(crate) ask_timeout: Duration,
     pub(crate) default_timeout: Option<Duration>,
     pub(crate) strict_resolution: bool,
     pub(crate) structured_errors: bool,
@@ -164,6 +166,7 @@ impl Default for Options {
             eof_grace: Duration::from_secs(2),
             flush_grace: Duration::from_secs(2),
             cancel_grace: Duration::from_millis(250),
+            ask_timeout: Duration::from_secs(600),
             default_timeout: None,
             strict_resolution: false,
             structured_errors: false,
@@ -465,6 +468,14 @@ impl ServerBuilder {
     /// How long a cancelled handler may clean up before its future is dropped (default 250 ms).
     pub fn cancel_grace(mut self, grace: Duration) -> Self {
         self.options.cancel_grace = grace;
+        self
+    }
+
+    /// How long a 2025 client has to answer each request the runtime sends it for a
+    /// handler's [`Ctx::ask`](crate::Ctx::ask) (default 600 s); every progress notification
+    /// about the request starts it over. Past it the call fails.
+    pub fn ask_timeout(mut self, limit: Duration) -> Self {
+        self.options.ask_timeout = limit;
         self
     }
 

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use crate::ask::Reply;
 use crate::channel::Channel;
 use crate::client::{self, Claim, Client, Complete, Era, LEGACY_VERSIONS, Legacy, LogLevel, MODERN_VERSIONS};
 use crate::context::CancelState;
@@ -180,7 +181,7 @@ impl Session {
     /// be parked.
     pub(crate) fn handle(&self, line: &[u8], admit: Admit, seen: Seen) -> Next {
         let incoming = jsonrpc::parse(line);
-        let is_request = !matches!(incoming, Incoming::Notification { .. } | Incoming::Response);
+        let is_request = !matches!(incoming, Incoming::Notification { .. } | Incoming::Response { .. });
         if is_request && !admit.answer {
             // Parked as it is; a call's id is registered so that a cancellation finds it.
             let registered = match (&incoming, seen) {
@@ -196,7 +197,8 @@ impl Session {
         match incoming {
             Incoming::ParseError => self.send(jsonrpc::failure(None, -32700, "Parse error")),
             Incoming::Invalid { id, message } => self.send(jsonrpc::failure(id.as_deref(), -32600, &message)),
-            Incoming::Response => tracing::debug!("ignoring a response that matches no request of this server"),
+            // The answer to a request of the legacy shim: to the call that waits for it.
+            Incoming::Response { id, result, error } => self.state.legacy.pending.answer(id, result, error),
             Incoming::Notification { method, params } => self.notification(&method, params),
             Incoming::Request { id, method, params } => {
                 let client = match self.classify(&method, params) {
@@ -494,6 +496,17 @@ impl Session {
                     tracing::debug!(request = request_id.get(), "cancel for an unknown or finished request; ignored");
                 }
             }
+            "notifications/progress" => {
+                // Progress on a request of the legacy shim: its leg's time limit starts over.
+                #[derive(serde::Deserialize)]
+                struct Progress<'a> {
+                    #[serde(borrow, rename = "progressToken")]
+                    token: &'a RawValue,
+                }
+                if let Some(Progress { token }) = params.and_then(|p| serde_json::from_str(p.get()).ok()) {
+                    self.state.legacy.pending.progress(token);
+                }
+            }
             "notifications/initialized" => tracing::debug!("client initialized"),
             other => tracing::debug!(method = other, "ignoring notification"),
         }
@@ -564,7 +577,10 @@ impl Session {
         // A cancel that arrived while the result was being built still wins: once the client
         // cancelled, nothing more is sent for this id.
         match outcome.filter(|_| !cancel.is_cancelled()) {
-            Some(Ok(result)) => self.send(self.result(&id, &client, result)),
+            Some(Ok(Reply::Complete(result))) => self.send(self.result(&id, &client, result)),
+            Some(Ok(Reply::InputRequired(asked))) => {
+                self.send(jsonrpc::success(&id, &crate::ask::render(&asked, &self.shared.server_info)));
+            }
             Some(Err(e)) => self.send(jsonrpc::error(Some(&id), &e)),
             None => {
                 tracing::debug!(request = id.get(), "call cancelled by the client; no response sent");
@@ -812,6 +828,10 @@ struct RawCall<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "_meta", deserialize_with = "jsonrpc::present")]
     meta: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "inputResponses", deserialize_with = "jsonrpc::present")]
+    input_responses: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "requestState", deserialize_with = "jsonrpc::present")]
+    request_state: Option<&'a RawValue>,
 }
 
 /// The `CallToolRequest` shape: `{name: string, arguments?: object, _meta?: {progressToken?}}`.
@@ -858,5 +878,11 @@ fn call_request(params: Option<&RawValue>) -> Result<CallRequest, RpcError> {
         }
         Some(_) => return Err(RpcError::invalid_params("Invalid params: `_meta` must be an object")),
     };
-    Ok(CallRequest { name, arguments, progress_token })
+    Ok(CallRequest {
+        name,
+        arguments,
+        progress_token,
+        input_responses: raw.input_responses.map(ToOwned::to_owned),
+        request_state: raw.request_state.map(ToOwned::to_owned),
+    })
 }

@@ -403,6 +403,12 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .tool(crate::context_tools::wait_cancel)
         .tool(crate::context_tools::log_sources)
         .tool(crate::context_tools::pause_stream)
+        .tool(crate::ask_tools::confirm_delete)
+        .tool(crate::ask_tools::summarize)
+        .tool(crate::ask_tools::list_roots)
+        .tool(crate::ask_tools::ask_all)
+        .tool(crate::ask_tools::keep_asking)
+        .tool(crate::ask_tools::count_rounds)
         .policy(|req| (req.tool == "admin_reset").then(|| Refusal::because("requires an operator session")))
         .strict_resolution(strict)
 }

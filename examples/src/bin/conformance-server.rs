@@ -219,14 +219,296 @@ fn test_missing_capability(ctx: &Ctx) -> Result<&'static str, ToolError> {
     Ok("The client declared sampling.")
 }
 
-/// Streams progress and a log record before its answer: on a 2026-07-28 stream nothing but
-/// notifications and the response travel (never a server-to-client request).
+/// Streams progress, then asks the user for a value: on a 2026-07-28 stream only
+/// notifications and the response travel (the ask is an `input_required` result, never a
+/// server-to-client request); a 2025 session is asked by the runtime's shim.
 #[tool]
-async fn test_streaming_elicitation(ctx: &Ctx) -> &'static str {
+async fn test_streaming_elicitation(ctx: &Ctx) -> Result<String, ToolError> {
     ctx.progress(1.0, Some(2.0), Some("working"));
     tokio::time::sleep(Duration::from_millis(20)).await;
     ctx.progress(2.0, Some(2.0), Some("done"));
-    "Streamed notifications, then this result."
+    match ctx.inputs().elicitation("value") {
+        Elicited::Accepted(content) => Ok(format!("Streamed notifications, then got {content}.")),
+        Elicited::Declined | Elicited::Cancelled => Ok("Streamed notifications; the user did not answer.".into()),
+        Elicited::Missing => Err(ctx.ask(Ask::new().elicit("value", Elicitation::form_for::<UserName>("Your name?")))),
+    }
+}
+
+// ---- asking the caller (elicitation, sampling, roots): written once, served in both eras.
+
+/// The form `test_input_required_result_elicitation` shows.
+#[derive(Deserialize, JsonSchema)]
+struct UserName {
+    name: String,
+}
+
+/// The form `test_input_required_result_request_state` shows.
+#[derive(Deserialize, JsonSchema)]
+struct Confirmation {
+    ok: bool,
+}
+
+/// The form of round 2 of `test_input_required_result_multi_round`.
+#[derive(Deserialize, JsonSchema)]
+struct Colour {
+    color: String,
+}
+
+/// Asks for a name (`user_name`), then greets it.
+#[tool]
+fn test_input_required_result_elicitation(ctx: &Ctx) -> Result<String, ToolError> {
+    match ctx.inputs().form::<UserName>("user_name") {
+        Elicited::Accepted(UserName { name }) => Ok(format!("Hello, {name}!")),
+        Elicited::Declined | Elicited::Cancelled => Ok("Hello, whoever you are!".into()),
+        Elicited::Missing => {
+            Err(ctx.ask(Ask::new().elicit("user_name", Elicitation::form_for::<UserName>("What is your name?"))))
+        }
+    }
+}
+
+/// Asks the client's model a question (`capital_question`), then returns its answer.
+#[tool]
+fn test_input_required_result_sampling(ctx: &Ctx) -> Result<String, ToolError> {
+    if let Some(text) = ctx.inputs().sampled_text("capital_question") {
+        return Ok(format!("The model said: {text}"));
+    }
+    let question = Sampling::new(100).user("What is the capital of France?");
+    Err(ctx.ask(Ask::new().sample("capital_question", question)))
+}
+
+/// Asks for the client's roots (`client_roots`), then lists them.
+#[tool]
+fn test_input_required_result_list_roots(ctx: &Ctx) -> Result<String, ToolError> {
+    match ctx.inputs().roots("client_roots") {
+        Some(roots) => Ok(format!("Roots: {}", uris(roots))),
+        None => Err(ctx.ask(Ask::new().list_roots("client_roots"))),
+    }
+}
+
+/// Asks for a confirmation with a `requestState`, and says `state-ok` once the state comes
+/// back intact.
+#[tool]
+fn test_input_required_result_request_state(ctx: &Ctx) -> Result<String, ToolError> {
+    let inputs = ctx.inputs();
+    match (inputs.state(), inputs.form::<Confirmation>("confirm")) {
+        (Some(state), Elicited::Accepted(Confirmation { ok })) => {
+            let payload = verified(ctx, state)?;
+            Ok(format!("state-ok: {payload}, confirmed: {ok}"))
+        }
+        _ => Err(ctx.ask(
+            Ask::new()
+                .elicit("confirm", Elicitation::form_for::<Confirmation>("Please confirm"))
+                .state(checked_state("request-state/confirm")),
+        )),
+    }
+}
+
+/// Asks for a name, a greeting from the model and the roots at once, with state.
+#[tool]
+fn test_input_required_result_multiple_inputs(ctx: &Ctx) -> Result<String, ToolError> {
+    let inputs = ctx.inputs();
+    let name = match inputs.form::<UserName>("user_name") {
+        Elicited::Accepted(UserName { name }) => Some(name),
+        _ => None,
+    };
+    if let (Some(state), Some(name), Some(greeting), Some(roots)) =
+        (inputs.state(), name, inputs.sampled_text("greeting"), inputs.roots("client_roots"))
+    {
+        verified(ctx, state)?;
+        return Ok(format!("{greeting} {name}; roots: {}", uris(roots)));
+    }
+    Err(ctx.ask(
+        Ask::new()
+            .elicit("user_name", Elicitation::form_for::<UserName>("What is your name?"))
+            .sample("greeting", Sampling::new(50).user("Generate a greeting"))
+            .list_roots("client_roots")
+            .state(checked_state("multiple-inputs")),
+    ))
+}
+
+/// Three rounds: a name (`step1`), then a colour (`step2`) with a new state, then the result.
+#[tool]
+fn test_input_required_result_multi_round(ctx: &Ctx) -> Result<String, ToolError> {
+    let inputs = ctx.inputs();
+    let payload = inputs.state().map(|state| verified(ctx, state)).transpose()?;
+    match payload.as_deref().and_then(|p| p.strip_prefix("multi-round/")) {
+        Some("1") => match inputs.form::<UserName>("step1") {
+            Elicited::Accepted(UserName { name }) => Err(ctx.ask(
+                Ask::new()
+                    .elicit("step2", Elicitation::form_for::<Colour>("Step 2: What is your favorite color?"))
+                    .state(checked_state(&format!("multi-round/2/{name}"))),
+            )),
+            _ => Err(ctx.ask(step1())),
+        },
+        Some(rest) if rest.starts_with("2/") => {
+            let name = &rest[2..];
+            match inputs.form::<Colour>("step2") {
+                Elicited::Accepted(Colour { color }) => Ok(format!("{name} likes {color}.")),
+                _ => Err(ctx.ask(
+                    Ask::new()
+                        .elicit("step2", Elicitation::form_for::<Colour>("Step 2: What is your favorite color?"))
+                        .state(checked_state(&format!("multi-round/2/{name}"))),
+                )),
+            }
+        }
+        _ => Err(ctx.ask(step1())),
+    }
+}
+
+fn step1() -> Ask {
+    Ask::new()
+        .elicit("step1", Elicitation::form_for::<UserName>("Step 1: What is your name?"))
+        .state(checked_state("multi-round/1"))
+}
+
+/// Asks for a confirmation with integrity-checked state: a state changed on the way back is
+/// refused with the protocol error `-32602`.
+#[tool]
+fn test_input_required_result_tampered_state(ctx: &Ctx) -> Result<String, ToolError> {
+    let inputs = ctx.inputs();
+    if let Some(state) = inputs.state() {
+        let payload = verified(ctx, state)?;
+        return Ok(format!("state-ok: {payload}"));
+    }
+    Err(ctx.ask(
+        Ask::new()
+            .elicit("confirm", Elicitation::form_for::<Confirmation>("Please confirm"))
+            .state(checked_state("tampered-state/confirm")),
+    ))
+}
+
+/// Asks only for what the client declared it can answer (its `clientCapabilities`).
+#[tool]
+fn test_input_required_result_capabilities(ctx: &Ctx) -> Result<String, ToolError> {
+    let inputs = ctx.inputs();
+    if !inputs.is_empty() {
+        return Ok("Thanks for the answers.".into());
+    }
+    let caps = ctx.client_capabilities().cloned().unwrap_or_default();
+    let mut ask = Ask::new();
+    if caps.get("elicitation").is_some_and(|e| e.get("url").is_none() || e.get("form").is_some()) {
+        ask = ask.elicit("user_name", Elicitation::form_for::<UserName>("What is your name?"));
+    }
+    if caps.get("sampling").is_some() {
+        ask = ask.sample("greeting", Sampling::new(50).user("Generate a greeting"));
+    }
+    if caps.get("roots").is_some() {
+        ask = ask.list_roots("client_roots");
+    }
+    if ask.is_empty() {
+        return Ok("The client declared nothing this tool could ask for.".into());
+    }
+    Err(ctx.ask(ask))
+}
+
+/// Asks the user for a username and an email (2025: `tools-call-elicitation`).
+#[tool]
+fn test_elicitation(
+    ctx: &Ctx,
+    /// The message to show the user.
+    message: String,
+) -> Result<String, ToolError> {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    answered(ctx, "user", Elicitation::form(message, schema), "User response")
+}
+
+/// Asks the client's model (2025: `tools-call-sampling`).
+#[tool]
+fn test_sampling(
+    ctx: &Ctx,
+    /// The prompt to send to the model.
+    prompt: String,
+) -> Result<String, ToolError> {
+    if let Some(text) = ctx.inputs().sampled_text("llm") {
+        return Ok(format!("LLM response: {text}"));
+    }
+    Err(ctx.ask(Ask::new().sample("llm", Sampling::new(100).user(prompt))))
+}
+
+/// Asks with a form whose every field has a default (SEP-1034).
+#[tool]
+fn test_elicitation_sep1034_defaults(ctx: &Ctx) -> Result<String, ToolError> {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "default": true}
+        }
+    });
+    answered(ctx, "defaults", Elicitation::form("Please review the defaults", schema), "Elicitation completed")
+}
+
+/// Asks with a form holding every enum shape (SEP-1330).
+#[tool]
+fn test_elicitation_sep1330_enums(ctx: &Ctx) -> Result<String, ToolError> {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"}
+            ]},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": [
+                {"const": "value1", "title": "First Choice"},
+                {"const": "value2", "title": "Second Choice"},
+                {"const": "value3", "title": "Third Choice"}
+            ]}}
+        }
+    });
+    answered(ctx, "enums", Elicitation::form("Pick some options", schema), "Elicitation completed")
+}
+
+/// The elicitation answered under `key` as text (`<label>: action=…, content=…`), or the ask.
+fn answered(ctx: &Ctx, key: &str, elicitation: Elicitation, label: &str) -> Result<String, ToolError> {
+    match ctx.inputs().elicitation(key) {
+        Elicited::Accepted(content) => Ok(format!("{label}: action=accept, content={content}")),
+        Elicited::Declined => Ok(format!("{label}: action=decline")),
+        Elicited::Cancelled => Ok(format!("{label}: action=cancel")),
+        Elicited::Missing => Err(ctx.ask(Ask::new().elicit(key, elicitation))),
+    }
+}
+
+/// The roots' URIs, comma-separated.
+fn uris(roots: &[serde_json::Value]) -> String {
+    let uris: Vec<&str> = roots.iter().filter_map(|r| r.get("uri").and_then(serde_json::Value::as_str)).collect();
+    uris.join(", ")
+}
+
+/// The key these tools check their state with: random per process.
+fn state_key() -> &'static std::hash::RandomState {
+    static KEY: std::sync::OnceLock<std::hash::RandomState> = std::sync::OnceLock::new();
+    KEY.get_or_init(std::hash::RandomState::new)
+}
+
+/// `payload.tag`, the tag a keyed hash of the payload. The state is not sealed by the SDK yet
+/// (plain opaque strings until sealed `requestState` lands), so these fixtures check their
+/// own: a changed state fails the check. `SipHash` with a random key detects tampering by a
+/// client that does not know the key; it is a fixture's check, not a MAC to build on.
+fn checked_state(payload: &str) -> String {
+    use std::hash::BuildHasher;
+    format!("{payload}.{:016x}", state_key().hash_one(payload))
+}
+
+/// The payload of a state written by [`checked_state`], or the `-32602` refusal of one that
+/// was changed.
+fn verified(ctx: &Ctx, state: &str) -> Result<String, ToolError> {
+    let refuse = || ctx.inputs().reject_state("it was not written by this server, or it was changed");
+    let (payload, _) = state.rsplit_once('.').ok_or_else(refuse)?;
+    if checked_state(payload) == state { Ok(payload.to_owned()) } else { Err(refuse()) }
 }
 
 /// Echoes its `region`, which 2026-07-28 HTTP clients also send as the `Mcp-Param-Region`
@@ -384,6 +666,18 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .tool(test_logging_tool)
         .tool(test_missing_capability)
         .tool(test_streaming_elicitation)
+        .tool(test_input_required_result_elicitation)
+        .tool(test_input_required_result_sampling)
+        .tool(test_input_required_result_list_roots)
+        .tool(test_input_required_result_request_state)
+        .tool(test_input_required_result_multiple_inputs)
+        .tool(test_input_required_result_multi_round)
+        .tool(test_input_required_result_tampered_state)
+        .tool(test_input_required_result_capabilities)
+        .tool(test_elicitation)
+        .tool(test_sampling)
+        .tool(test_elicitation_sep1034_defaults)
+        .tool(test_elicitation_sep1330_enums)
         .tool(test_trigger_tool_change)
         .tool(test_header_param)
         .tool(test_trigger_prompt_change)

@@ -8,7 +8,10 @@
 //! child process, and plays what a model would do: `initialize`, `tools/list`, successful
 //! calls, a call that fails with a recovery hint, the retry that follows the hint, a call
 //! with invalid arguments, and its corrected retry; then, on the same process, the
-//! 2026-07-28 era (`server/discover`, a call carrying its own `_meta` envelope). Every message is printed (`→` sent,
+//! 2026-07-28 era (`server/discover`, a call carrying its own `_meta` envelope); then a
+//! destructive tool that asks the user first (`delete_note`): answered yes and no over the
+//! 2025 session (the server sends `elicitation/create`), and yes in the 2026-07-28 era (an
+//! `input_required` result, then the call again with the answer). Every message is printed (`→` sent,
 //! `←` received); error results are shown as the model reads them. The exit status is
 //! non-zero when any step does not get the kind of answer it expects.
 //!
@@ -98,7 +101,8 @@ fn run() -> Result<usize, String> {
         "initialize",
         json!({
             "protocolVersion": "2025-06-18",
-            "capabilities": {},
+            // This client can show the user a form (elicitation): delete_note asks for consent.
+            "capabilities": {"elicitation": {}},
             "clientInfo": {"name": "mcp-demo", "version": env!("CARGO_PKG_VERSION")},
         }),
     )?;
@@ -155,6 +159,8 @@ fn run() -> Result<usize, String> {
         Some("complete") if modern.pointer("/result/isError").is_none() => print_json(&modern["result"], 14),
         _ => failed += unexpected(&modern, "a complete 2026-07-28 tools/call result"),
     }
+
+    failed += consent_steps(&mut session, &dir.0)?;
 
     let written = std::fs::read_to_string(dir.0.join("ideas.md")).unwrap_or_default();
     if written == "Try the ramen place on 5th street." {
@@ -217,6 +223,56 @@ fn resources_and_prompts(session: &mut Session) -> Result<usize, String> {
     match prompt.pointer("/result/messages").and_then(Value::as_array) {
         Some(messages) if messages.len() == 2 => print_json(&prompt["result"], 16),
         _ => failed += unexpected(&prompt, "two prompt messages"),
+    }
+
+    Ok(failed)
+}
+
+/// Steps 14 to 16: a destructive tool that asks the user first, in both eras. Returns how
+/// many steps failed.
+fn consent_steps(session: &mut Session, dir: &Path) -> Result<usize, String> {
+    let mut failed = 0;
+    step(14, "a destructive call asks the user first: delete_note sends a yes/no form, the user says yes");
+    session.user = Some(json!({"action": "accept", "content": {"confirm": true}}));
+    failed += call(session, "delete_note", json!({"name": "reading-list"}), None, &Expect::Success)?;
+
+    step(15, "the user says no: nothing is deleted, the call fails with its declared reason");
+    session.user = Some(json!({"action": "decline"}));
+    failed += call(session, "delete_note", json!({"name": "groceries"}), None, &Expect::ToolError("not_confirmed"))?;
+
+    step(16, "the same tool in the 2026-07-28 era: the question comes back as an input_required result");
+    let asking = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    });
+    let question = session
+        .request("tools/call", json!({"name": "delete_note", "arguments": {"name": "standup"}, "_meta": asking}))?;
+    match question.pointer("/result/resultType").and_then(Value::as_str) {
+        Some("input_required") => {
+            print_json(&question["result"], 24);
+            println!("  (the client shows the form; the user says yes; the client calls again with the answer)");
+            let retry = json!({
+                "name": "delete_note",
+                "arguments": {"name": "standup"},
+                "_meta": asking,
+                "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}},
+                "requestState": question["result"]["requestState"],
+            });
+            let done = session.request("tools/call", retry)?;
+            match done.pointer("/result/resultType").and_then(Value::as_str) {
+                Some("complete") if done.pointer("/result/isError").is_none() => print_json(&done["result"], 14),
+                _ => failed += unexpected(&done, "a complete result after the answer"),
+            }
+        }
+        _ => failed += unexpected(&question, "an input_required result asking for confirmation"),
+    }
+    let left: Vec<bool> =
+        ["reading-list", "groceries", "standup"].iter().map(|n| dir.join(format!("{n}.md")).exists()).collect();
+    if left == [false, true, false] {
+        println!("\n✓ reading-list and standup were deleted with consent; groceries, declined, is still there");
+    } else {
+        println!("\n✗ the notes left are not the ones consented to: reading-list, groceries, standup exist = {left:?}");
+        failed += 1;
     }
 
     Ok(failed)
@@ -429,6 +485,8 @@ struct Session {
     lines: mpsc::Receiver<String>,
     stderr: std::thread::JoinHandle<String>,
     next_id: u64,
+    /// What the (scripted) user answers the next question the server asks, if any.
+    user: Option<Value>,
 }
 
 impl Session {
@@ -455,7 +513,7 @@ impl Session {
             let _ = stderr.read_to_string(&mut log);
             log
         });
-        Ok(Session { stdin: child.stdin.take(), child, lines, stderr, next_id: 1 })
+        Ok(Session { stdin: child.stdin.take(), child, lines, stderr, next_id: 1, user: None })
     }
 
     fn send(&mut self, message: &Value) -> Result<(), String> {
@@ -470,7 +528,9 @@ impl Session {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
     }
 
-    /// Sends a request and returns its response; notifications that arrive first are printed.
+    /// Sends a request and returns its response; notifications that arrive first are printed,
+    /// and a question the server asks meanwhile (a request of its own, such as
+    /// `elicitation/create`) is answered with what the user was scripted to answer.
     fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
         let id = self.next_id;
         self.next_id += 1;
@@ -483,6 +543,13 @@ impl Session {
                 serde_json::from_str(&line).map_err(|e| format!("the server wrote non-JSON ({e}): {line}"))?;
             if message.get("id") == Some(&json!(id)) {
                 return Ok(message);
+            }
+            if let (Some(asked), Some(question)) = (message.get("id"), message.get("method").and_then(Value::as_str)) {
+                println!("← the server asks: {question} {}", cut(&message["params"].to_string(), 200));
+                let answer = self.user.take().ok_or_else(|| format!("the server asked {question}, unscripted"))?;
+                println!("  (the user answers {answer})");
+                self.send(&json!({"jsonrpc": "2.0", "id": asked, "result": answer}))?;
+                continue;
             }
             match message.get("method").and_then(Value::as_str) {
                 Some(notification) => {

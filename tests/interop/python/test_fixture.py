@@ -286,6 +286,64 @@ async def default_session_checks(runner: Runner, session: Any, modern: bool = Fa
     await runner.check("panic", panic_then_success)
 
 
+# What the elicitation and sampling callbacks were asked, in order.
+ASKED: list[tuple[str, Any]] = []
+
+
+async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    ASKED.append(("elicit", params.message))
+    return types.ElicitResult(action="accept", content={"confirm": True})
+
+
+async def on_sample(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+    content = params.messages[0].content
+    ASKED.append(("sample", getattr(content, "text", None)))
+    return types.CreateMessageResult(
+        role="assistant",
+        content=types.TextContent(type="text", text="A short summary."),
+        model="interop",
+        stop_reason="endTurn",
+    )
+
+
+CALLBACKS = {"elicitation_callback": on_elicit, "sampling_callback": on_sample}
+
+
+async def ask_checks(runner: Runner, session: Any, blind: bool, modern: bool = False) -> None:
+    """Tools that ask the caller (ctx.ask), written once on the server: served to a 2025
+    session by the server's legacy shim (real requests to the callbacks), to a 2026-07-28
+    client as input_required results its driver fulfils through the same callbacks. A 2025
+    client over stateless HTTP cannot be asked: the blind client_capability_missing refusal."""
+
+    async def asked() -> str:
+        ASKED.clear()
+        if not modern:
+            await session.initialize()
+        deleted = await session.call_tool("confirm_delete", {"path": "/tmp/x"})
+        summary = await session.call_tool("summarize", {"text": "A long text."})
+        if blind:
+            text = only_text(deleted)
+            expect(
+                "(this request is served per-request, so no client capabilities are available and no server-to-client round trip can be made)"
+                in text,
+                text,
+            )
+            expect("reason client_capability_missing" in only_text(summary), only_text(summary))
+            expect_eq(ASKED, [], "nothing asked")
+            return "refused"
+        expect_eq(deleted.structured_content, {"deleted": "/tmp/x"}, "confirm_delete")
+        expect_eq([c.model_dump(exclude_none=True) for c in summary.content], [{"type": "text", "text": "A short summary."}], "summarize")
+        expect_eq(ASKED, [("elicit", "Delete /tmp/x?"), ("sample", "A long text.")], "asked")
+        return "elicitation and sampling answered"
+
+    name = (
+        "confirm_delete and summarize over stateless HTTP (2025): the blind refusal"
+        if blind
+        else f"confirm_delete and summarize with elicitation and sampling callbacks ({'input_required' if modern else 'legacy shim'})"
+    )
+    await runner.check(name, asked)
+
+
 async def strict_session_checks(runner: Runner, session: Any, modern: bool = False) -> None:
     async def strict_unknown_tool() -> str:
         if not modern:
@@ -390,7 +448,7 @@ async def session_posture_check(runner: Runner, stateless: bool, exchanges: list
 
 @asynccontextmanager
 async def connect(
-    runner: Runner, server: str, env: dict[str, str], http: bool, stateless: bool, errlog: IO[str]
+    runner: Runner, server: str, env: dict[str, str], http: bool, stateless: bool, errlog: IO[str], asks: bool = False
 ) -> AsyncIterator[ClientSession]:
     """A client session with a fixture-server whose environment has `env` added: spawned by
     the stdio transport, or started here and reached over Streamable HTTP (then, once the
@@ -398,7 +456,7 @@ async def connect(
     if not http:
         params = StdioServerParameters(command=server, args=[], env=env)
         async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, **(CALLBACKS if asks else {})) as session:
                 yield session
         return
     # (method, status, Mcp-Session-Id of the response, Mcp-Session-Id the request sent)
@@ -414,7 +472,7 @@ async def connect(
         async with create_mcp_http_client() as http_client:
             http_client.event_hooks = {"request": [], "response": [record]}
             async with streamable_http_client(url, http_client=http_client) as (read, write):
-                async with ClientSession(read, write) as session:
+                async with ClientSession(read, write, **(CALLBACKS if asks else {})) as session:
                     yield session
         await session_posture_check(runner, stateless, exchanges)
 
@@ -507,7 +565,14 @@ async def modern_posture_check(runner: Runner, exchanges: list[ModernExchange]) 
 
 @asynccontextmanager
 async def connect_modern(
-    runner: Runner, server: str, env: dict[str, str], http: bool, stateless: bool, errlog: IO[str], mode: str = "auto"
+    runner: Runner,
+    server: str,
+    env: dict[str, str],
+    http: bool,
+    stateless: bool,
+    errlog: IO[str],
+    mode: str = "auto",
+    asks: bool = False,
 ) -> AsyncIterator[tuple[Client, list[types.LoggingMessageNotificationParams], Callable[[], Any]]]:
     """A 2026-07-28 `mcp.Client` for a fixture-server whose environment has `env` added.
 
@@ -528,6 +593,7 @@ async def connect_modern(
             client_info=types.Implementation(name="python-interop", version="1.0.0"),
             logging_callback=on_log,
             read_timeout_seconds=20,
+            **(CALLBACKS if asks else {}),
         )
 
     if not http:
@@ -606,6 +672,8 @@ async def main_modern(server: str, http: bool, stateless: bool) -> int:
         ):
             async with connect_modern(runner, server, env, http, stateless, errlog) as (client, _, _):
                 await checks(runner, client, modern=True)
+        async with connect_modern(runner, server, {}, http, stateless, errlog, asks=True) as (client, _, _):
+            await ask_checks(runner, client, blind=False, modern=True)
 
     return await run(f"{transport_label(http, stateless)}, era: {MODERN}", body)
 
@@ -619,6 +687,8 @@ async def main(server: str, http: bool, stateless: bool) -> int:
         ):
             async with connect(runner, server, env, http, stateless, errlog) as session:
                 await checks(runner, session)
+        async with connect(runner, server, {}, http, stateless, errlog, asks=True) as session:
+            await ask_checks(runner, session, blind=stateless)
 
     return await run(transport_label(http, stateless), body)
 

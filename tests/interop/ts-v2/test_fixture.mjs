@@ -246,6 +246,49 @@ if (http && modern) {
   });
 }
 
+// Tools that ask the caller (ctx.ask), written once on the server: modern, the client's
+// input_required driver fulfils them through its registered handlers and retries; legacy
+// (2025), the server's shim sends real requests to the same handlers. Legacy over stateless
+// HTTP cannot be asked: the blind client_capability_missing refusal.
+const blind = stateless && !modern;
+await check(
+  blind
+    ? "confirm_delete and summarize over stateless HTTP (2025): the blind client_capability_missing refusal"
+    : `confirm_delete and summarize with elicitation and sampling handlers (${modern ? "input_required, retried" : "the legacy shim"})`,
+  async () => {
+    const asked = new Client(
+      { name: "ts-v2-interop-asked", version: "1.0.0" },
+      { capabilities: { elicitation: {}, sampling: {} }, ...(modern ? negotiation({ pin: MODERN }) : {}) },
+    );
+    const seen = [];
+    asked.setRequestHandler("elicitation/create", async (request) => {
+      seen.push(["elicit", request.params.message]);
+      return { action: "accept", content: { confirm: true } };
+    });
+    asked.setRequestHandler("sampling/createMessage", async (request) => {
+      seen.push(["sample", request.params.messages[0].content.text]);
+      return { role: "assistant", content: { type: "text", text: "A short summary." }, model: "interop", stopReason: "endTurn" };
+    });
+    await asked.connect(newTransport());
+    try {
+      const deleted = await asked.callTool({ name: "confirm_delete", arguments: { path: "/tmp/x" } });
+      const summary = await asked.callTool({ name: "summarize", arguments: { text: "A long text." } });
+      if (blind) {
+        assert.match(onlyText(deleted), /\(this request is served per-request, so no client capabilities are available and no server-to-client round trip can be made\)/);
+        assert.match(onlyText(summary), /reason client_capability_missing/);
+        assert.deepEqual(seen, []);
+        return "refused";
+      }
+      assert.deepEqual(deleted.structuredContent, { deleted: "/tmp/x" });
+      assert.deepEqual(summary.content, [{ type: "text", text: "A short summary." }]);
+      assert.deepEqual(seen, [["elicit", "Delete /tmp/x?"], ["sample", "A long text."]]);
+      return `era ${asked.getProtocolEra?.() ?? "legacy"}`;
+    } finally {
+      await asked.close();
+    }
+  },
+);
+
 if (http) {
   const sessionless = stateless || modern;
   const name = modern ? "close (modern: no session to end)" : stateless ? "close (no session to end)" : "close: DELETE ends the session";

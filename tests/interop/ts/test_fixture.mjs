@@ -9,7 +9,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import assert from "node:assert/strict";
 import { endSession, envelope, escape, startHttpServer, transportArgs } from "../http_server.mjs";
 
@@ -205,6 +209,52 @@ await check("an unknown tool comes back as an isError result, not an exception",
 
 if (http) await check(stateless ? "close (no session to end)" : "close: DELETE ends the session", closeClient);
 else await closeClient();
+
+// Tools that ask the caller (ctx.ask), served to this 2025 client by the server's legacy
+// shim: real elicitation/create and sampling/createMessage requests, answered by callbacks.
+// Stateless, no round trip is possible: the tools refuse with the blind envelope instead.
+await check(
+  stateless
+    ? "confirm_delete and summarize over stateless HTTP: the blind client_capability_missing refusal"
+    : "confirm_delete and summarize: the elicitation and sampling callbacks answer, the calls complete",
+  async () => {
+    const asked = new Client({ name: "ts-interop-asked", version: "1.0.0" }, { capabilities: { elicitation: {}, sampling: {} } });
+    const seen = [];
+    asked.setRequestHandler(ElicitRequestSchema, async (request) => {
+      seen.push(["elicit", request.params.message, request.params.requestedSchema]);
+      return { action: "accept", content: { confirm: true } };
+    });
+    asked.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      seen.push(["sample", request.params.messages[0].content.text, request.params.maxTokens]);
+      return { role: "assistant", content: { type: "text", text: "A short summary." }, model: "interop", stopReason: "endTurn" };
+    });
+    const closeAsked = await connect(asked);
+    try {
+      await asked.listTools();
+      const deleted = await asked.callTool({ name: "confirm_delete", arguments: { path: "/tmp/x" } });
+      const summary = await asked.callTool({ name: "summarize", arguments: { text: "A long text." } });
+      if (stateless) {
+        assert.equal(deleted.isError, true);
+        assert.match(deleted.content[0].text, /^Error: Cannot request input 'confirm' \(elicitation\/create\): .* \(this request is served per-request, so no client capabilities are available and no server-to-client round trip can be made\)/);
+        assert.match(summary.content[0].text, /reason client_capability_missing/);
+        assert.deepEqual(seen, []);
+        return;
+      }
+      assert.deepEqual(deleted.structuredContent, { deleted: "/tmp/x" });
+      assert.deepEqual(summary.content, [{ type: "text", text: "A short summary." }]);
+      assert.deepEqual(seen, [
+        [
+          "elicit",
+          "Delete /tmp/x?",
+          { type: "object", properties: { confirm: { type: "boolean", description: "Delete it?" } }, required: ["confirm"] },
+        ],
+        ["sample", "A long text.", 200],
+      ]);
+    } finally {
+      await closeAsked();
+    }
+  },
+);
 
 // FIXTURE_STRUCTURED_ERRORS=always: the old behaviour (structuredContent.error on every error
 // result). This client then rejects the fetch_items failure, so the model never sees it.

@@ -7,7 +7,8 @@
 //! - `FIXTURE_STRUCTURED_ERRORS=always`: `structuredContent.error` on every error result,
 //!   also for tools with an output schema (any other value, or unset: the default);
 //! - `FIXTURE_MAX_IN_FLIGHT=<calls>`, `FIXTURE_MAX_QUEUED_BYTES=<bytes>`,
-//!   `FIXTURE_DEFAULT_TIMEOUT_MS=<ms>`: the server limits of the same names.
+//!   `FIXTURE_DEFAULT_TIMEOUT_MS=<ms>`, `FIXTURE_ASK_TIMEOUT_MS=<ms>`: the server limits of
+//!   the same names.
 
 fn number(name: &str) -> Option<u64> {
     let value = std::env::var(name).ok()?;
@@ -47,6 +48,9 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     }
     if let Some(ms) = number("FIXTURE_DEFAULT_TIMEOUT_MS") {
         builder = builder.default_timeout(std::time::Duration::from_millis(ms));
+    }
+    if let Some(ms) = number("FIXTURE_ASK_TIMEOUT_MS") {
+        builder = builder.ask_timeout(std::time::Duration::from_millis(ms));
     }
     args.serve(builder.build()?).await
 }
