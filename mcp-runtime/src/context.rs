@@ -571,11 +571,24 @@ pub(crate) struct Caller<'a> {
     pub(crate) notices: &'a Arc<Notices>,
     /// `ServerBuilder::error_causes`.
     pub(crate) causes: usize,
+    /// `ServerBuilder::ask_timeout`: how long the shim waits for each answer.
+    pub(crate) ask_timeout: std::time::Duration,
 }
 
 impl Caller<'_> {
     /// One handler call of `name` with `args` (variables or arguments, by name).
     pub(crate) fn call(&self, name: &'static str, args: Value, request_id: RequestId) -> Call {
+        self.call_with(name, args, request_id, crate::ask::Inputs::default())
+    }
+
+    /// One handler call, with this round's answers to what it asked.
+    pub(crate) fn call_with(
+        &self,
+        name: &'static str,
+        args: Value,
+        request_id: RequestId,
+        inputs: crate::ask::Inputs,
+    ) -> Call {
         Call {
             args,
             info: CallInfo {
@@ -587,7 +600,7 @@ impl Caller<'_> {
                 state: Arc::clone(self.state),
                 notices: Arc::clone(self.notices),
                 progress: None,
-                inputs: crate::ask::Inputs::default(),
+                inputs,
                 cancel: Arc::clone(self.cancel),
             },
         }

@@ -26,7 +26,7 @@ use crate::logging::{InCall, Scope};
 use crate::output::Output;
 use crate::request_id::RequestId;
 use crate::server::{BoxFuture, PolicyRequest, Registered, Shared, Tools};
-use crate::shim::Round;
+use crate::shim::{self, Round};
 
 /// A `tools/call` whose params have the `CallToolRequest` shape.
 pub(crate) struct CallRequest {
@@ -138,8 +138,8 @@ pub(crate) async fn call(
                 }
                 tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, round = asked + 1, "the handler asks the caller: the shim asks the client");
                 asked += 1;
-                let round = crate::shim::round(question, asked, channel, client, &cancel, shared.options.ask_timeout);
-                match round.await {
+                let timeout = shared.options.ask_timeout;
+                match shim::round("tools/call", question, asked, channel, client, &cancel, timeout).await {
                     Round::Again(next) => {
                         inputs = next;
                         continue;

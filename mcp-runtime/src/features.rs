@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use crate::ask;
 use crate::client::Client;
 use crate::completion::{self, CompletionRequest, Ref};
 use crate::context::Caller;
@@ -62,7 +63,14 @@ pub(crate) async fn run(shared: &Shared, caller: &Caller<'_>, feature: Feature) 
             (page(shared, all, "resources", params.as_ref())?, true)
         }
         Feature::Read(uri) => (resources::read(caller, &shared.resources, uri).await?, true),
-        Feature::GetPrompt(params) => (prompts::get(caller, &shared.prompts(), params.as_ref()).await?, false),
+        Feature::GetPrompt(params) => match prompts::get(caller, &shared.prompts(), params.as_ref()).await? {
+            prompts::Reply::Complete(body) => (body, false),
+            prompts::Reply::InputRequired(asked) => {
+                let server_info = &shared.server_info;
+                return Ok(serde_json::to_value(ask::render(&asked, server_info))
+                    .unwrap_or_else(|_| unreachable!("input requests serialize")));
+            }
+        },
         Feature::Complete(req) => {
             let prompts = shared.prompts();
             let (owner, completers) = match &req.reference {

@@ -142,6 +142,7 @@ impl Server {
             state: &shared.state,
             notices: &shared.notices,
             causes: shared.options.error_causes,
+            ask_timeout: shared.options.ask_timeout,
         };
         let feature = features::request(shared, method, Some(params))?;
         features::run(shared, &caller, feature).await

@@ -605,6 +605,7 @@ impl Session {
             state: &self.shared.state,
             notices: &self.shared.notices,
             causes: self.shared.options.error_causes,
+            ask_timeout: self.shared.options.ask_timeout,
         };
         let outcome = tokio::select! {
             biased;

@@ -39,8 +39,10 @@ pub(crate) enum Round {
     Cancelled,
 }
 
-/// Fulfils the `round`-th ask (from 1) of a call of `tool` over a 2025 session.
+/// Fulfils the `round`-th ask (from 1) of an `asking` request (`tools/call`, `prompts/get`)
+/// over a 2025 session.
 pub(crate) async fn round(
+    asking: &str,
     ask: Ask,
     round: usize,
     channel: &Channel,
@@ -51,7 +53,7 @@ pub(crate) async fn round(
     if round > MAX_ROUNDS {
         return Round::Failed(
             ToolError::internal(format!(
-                "Multi-round-trip request 'tools/call' still required input after {MAX_ROUNDS} rounds (inputRequired.maxRounds)"
+                "Multi-round-trip request '{asking}' still required input after {MAX_ROUNDS} rounds (inputRequired.maxRounds)"
             ))
             .reason("input_rounds_exceeded")
             .retryable(false)
@@ -95,7 +97,7 @@ pub(crate) async fn round(
                 let open: &Leg = open;
                 pending.close(open.id);
             }
-            return Round::Failed(failed("no client is connected to ask"));
+            return Round::Failed(failed(asking, "no client is connected to ask"));
         }
         legs.push((key, leg));
     }
@@ -121,14 +123,14 @@ pub(crate) async fn round(
     }
     match outcome {
         None => Round::Cancelled,
-        Some(Err(why)) => Round::Failed(failed(&why)),
+        Some(Err(why)) => Round::Failed(failed(asking, &why)),
         Some(Ok(answers)) => Round::Again(ask::collected(client, answers, ask.state)),
     }
 }
 
 /// A failed leg, as the call's failure.
-fn failed(why: &str) -> ToolError {
-    ToolError::internal(format!("Fulfilling input required by 'tools/call' failed: {why}"))
+fn failed(method: &str, why: &str) -> ToolError {
+    ToolError::internal(format!("Fulfilling input required by '{method}' failed: {why}"))
         .reason("input_request_failed")
         .retryable(true)
         .hint("Retry the call; the client did not answer what the tool asked.")

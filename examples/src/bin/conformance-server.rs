@@ -621,6 +621,27 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
+/// The form of `test_input_required_result_prompt`.
+#[derive(Deserialize, JsonSchema)]
+struct UserContext {
+    /// What the prompt should take into account.
+    context: String,
+}
+
+/// Asks for some context (`user_context`) before it renders: the prompt side of multi
+/// round-trip requests.
+#[prompt]
+fn test_input_required_result_prompt(ctx: &Ctx) -> Result<String, ToolError> {
+    match ctx.inputs().form::<UserContext>("user_context") {
+        Elicited::Accepted(UserContext { context }) => Ok(format!("Answer with this context in mind: {context}")),
+        Elicited::Declined | Elicited::Cancelled => Ok("Answer without any particular context.".into()),
+        Elicited::Missing => Err(ctx.ask(
+            Ask::new()
+                .elicit("user_context", Elicitation::form_for::<UserContext>("What context should the prompt use?")),
+        )),
+    }
+}
+
 /// A prompt that `test_trigger_prompt_change` adds and removes.
 #[prompt]
 fn test_dynamic_prompt() -> &'static str {
@@ -689,6 +710,7 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)
         .prompt(test_prompt_with_image)
+        .prompt(test_input_required_result_prompt)
         .state(Running(std::sync::OnceLock::new()))
         .build()?;
     if let Some(running) = server.state::<Running>() {
