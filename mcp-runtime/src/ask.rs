@@ -755,6 +755,13 @@ pub(crate) fn incoming(
     Ok(build(client.capabilities(), answers, state))
 }
 
+/// [`incoming`] for a request whose params were read as a tree (`prompts/get`,
+/// `resources/read`).
+pub(crate) fn inputs_of(client: &Client, params: Option<&Value>) -> Result<Inputs, RpcError> {
+    let raw = |key: &str| params.and_then(|p| p.get(key)).and_then(|v| serde_json::value::to_raw_value(v).ok());
+    incoming(client, raw("inputResponses").as_deref(), raw("requestState").as_deref())
+}
+
 /// What goes out as `requestState`: the one place outgoing state is written (issue 15 seals
 /// it here).
 fn outgoing_state(state: String) -> String {
@@ -768,9 +775,9 @@ pub(crate) struct Asked {
     state: Option<String>,
 }
 
-/// A call's outcome: its result, or (2026-07-28 only) what it needs first.
-pub(crate) enum Reply {
-    Complete(CallToolResult),
+/// A request's outcome: its result, or (2026-07-28 only) what it needs first.
+pub(crate) enum Reply<T = CallToolResult> {
+    Complete(T),
     InputRequired(Asked),
 }
 

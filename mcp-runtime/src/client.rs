@@ -115,9 +115,9 @@ impl Legacy {
         if let Some(info) = info {
             let _ = self.info.set(info);
         }
-        if let Some(capabilities) = capabilities {
-            let _ = self.capabilities.set(capabilities);
-        }
+        // A session's view is what it declared: nothing declared is `{}`, not "no view" (which
+        // is a request served alone).
+        let _ = self.capabilities.set(capabilities.unwrap_or_else(|| Value::Object(serde_json::Map::new())));
     }
 
     pub(crate) fn set_level(&self, level: LogLevel) {

@@ -239,7 +239,8 @@ impl<R> Ctx<R> {
     }
 
     /// Tells clients that the set of resources changed (a note was created or deleted):
-    /// `notifications/resources/list_changed` goes to the listen streams that asked for it.
+    /// `notifications/resources/list_changed` goes to 2025 sessions and to the listen streams
+    /// that asked for it.
     pub fn resources_changed(&self) {
         self.info.notices.resources_changed();
     }

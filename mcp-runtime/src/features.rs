@@ -17,7 +17,8 @@ use crate::{prompts, resources};
 /// A request for a feature that runs in a task of its own (its handler is the author's).
 pub(crate) enum Feature {
     ResourcesList(Option<Value>),
-    Read(String),
+    /// The URI, and the params (for a 2026-07-28 retry's answers).
+    Read(String, Option<Value>),
     GetPrompt(Option<Value>),
     Complete(CompletionRequest),
 }
@@ -49,7 +50,7 @@ pub(crate) fn request(shared: &Shared, method: &str, params: Option<Value>) -> R
     }
     Ok(match method {
         "resources/list" => Feature::ResourcesList(params),
-        "resources/read" => Feature::Read(resources::read_request(params.as_ref())?),
+        "resources/read" => Feature::Read(resources::read_request(params.as_ref())?, params),
         "prompts/get" => Feature::GetPrompt(params),
         _ => Feature::Complete(completion::request(params.as_ref())?),
     })
@@ -62,15 +63,18 @@ pub(crate) async fn run(shared: &Shared, caller: &Caller<'_>, feature: Feature) 
             let all = resources::list(caller, &shared.resources).await?;
             (page(shared, all, "resources", params.as_ref())?, true)
         }
-        Feature::Read(uri) => (resources::read(caller, &shared.resources, uri).await?, true),
-        Feature::GetPrompt(params) => match prompts::get(caller, &shared.prompts(), params.as_ref()).await? {
-            prompts::Reply::Complete(body) => (body, false),
-            prompts::Reply::InputRequired(asked) => {
-                let server_info = &shared.server_info;
-                return Ok(serde_json::to_value(ask::render(&asked, server_info))
-                    .unwrap_or_else(|_| unreachable!("input requests serialize")));
+        Feature::Read(uri, params) => {
+            match complete_or_asked(shared, resources::read(caller, &shared.resources, uri, params.as_ref()).await?) {
+                Ok(body) => (body, true),
+                Err(input_required) => return Ok(input_required),
             }
-        },
+        }
+        Feature::GetPrompt(params) => {
+            match complete_or_asked(shared, prompts::get(caller, &shared.prompts(), params.as_ref()).await?) {
+                Ok(body) => (body, false),
+                Err(input_required) => return Ok(input_required),
+            }
+        }
         Feature::Complete(req) => {
             let prompts = shared.prompts();
             let (owner, completers) = match &req.reference {
@@ -97,6 +101,15 @@ pub(crate) async fn run(shared: &Shared, caller: &Caller<'_>, feature: Feature) 
         }
     };
     Ok(finish(shared, caller.client, body, cacheable))
+}
+
+/// A complete result's body, or `Err` carrying the `input_required` result to send as it is.
+fn complete_or_asked(shared: &Shared, reply: ask::Reply<Value>) -> Result<Value, Value> {
+    match reply {
+        ask::Reply::Complete(body) => Ok(body),
+        ask::Reply::InputRequired(asked) => Err(serde_json::to_value(ask::render(&asked, &shared.server_info))
+            .unwrap_or_else(|_| unreachable!("input requests serialize"))),
+    }
 }
 
 /// Feature methods answered at once (no author code runs), or `None` for another method.

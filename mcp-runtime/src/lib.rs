@@ -33,8 +33,8 @@
 //! thresholds, capabilities, `Ctx::era`. The tools (the registry in `server`, with `schema`
 //! making each tool's schemas once) and the other features know nothing of transports. Modules
 //! import only modules below them: `pending`, `client`, `channel`, `logging`, `ask`,
-//! `context`, the features (`completion`, `resources`, `prompts`), `server`, `shim`,
-//! `dispatch`, `features`, `session`, then the transports and `args` (`--http`/`--stateless`).
+//! `context`, `completion`, `shim`, `resources`, `prompts`, `server`, `features`, `dispatch`,
+//! `session`, then the transports and `args` (`--http`/`--stateless`).
 
 mod args;
 mod ask;
@@ -166,7 +166,12 @@ impl Server {
             // A 2025 call never returns `input_required`: its asks are fulfilled or refused.
             Ok(ask::Reply::InputRequired(_)) => unreachable!("in-process calls are 2025 calls"),
             // Strict resolution applies on the wire only; in-process calls never take it.
-            Err(e) => unreachable!("in-process calls never produce protocol errors: {e:?}"),
+            // A handler's ask that breaks the protocol's rules (asking nothing): its author's bug.
+            Err(e) => CallToolResult {
+                content: vec![Content::text(format!("Error: {} ({})", e.message, e.code))],
+                is_error: Some(true),
+                ..CallToolResult::default()
+            },
         }
     }
 }

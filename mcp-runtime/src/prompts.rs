@@ -9,14 +9,13 @@ use std::sync::Arc;
 use mcp_core::{ContractEntry, Icon, PromptMessage, ToolError};
 use serde_json::{Map, Value, json};
 
-use crate::ask::{self, Asked};
+use crate::ask::{self, Reply};
 use crate::catch::{CatchUnwind, panic_text};
-use crate::client::Era;
 use crate::context::{BoxFuture, Caller};
 use crate::envelope::{Origin, Site, fail_rpc};
 use crate::jsonrpc::RpcError;
 use crate::request_id::RequestId;
-use crate::shim::{self, Round};
+use crate::shim::{self, Served};
 
 /// Implemented by `#[prompt]` for the unit struct named after the fn.
 pub trait PromptDef: 'static {
@@ -163,17 +162,14 @@ fn descriptor(spec: &PromptSpec) -> Value {
     Value::Object(d)
 }
 
-/// What `prompts/get` answers: the prompt's result, or (2026-07-28) what its handler asks
-/// first.
-pub(crate) enum Reply {
-    Complete(Value),
-    InputRequired(Asked),
-}
-
 /// `prompts/get {name, arguments?}` (and a 2026-07-28 retry's `inputResponses` /
 /// `requestState`): the prompt's messages, or a JSON-RPC error. A handler that asks the
 /// caller gets an `input_required` result (2026-07-28) or the shim's round trips (2025).
-pub(crate) async fn get(caller: &Caller<'_>, prompts: &Prompts, params: Option<&Value>) -> Result<Reply, RpcError> {
+pub(crate) async fn get(
+    caller: &Caller<'_>,
+    prompts: &Prompts,
+    params: Option<&Value>,
+) -> Result<Reply<Value>, RpcError> {
     let request_id = RequestId::generate();
     let name = match params.and_then(|p| p.get("name")) {
         Some(Value::String(name)) => name,
@@ -214,54 +210,23 @@ pub(crate) async fn get(caller: &Caller<'_>, prompts: &Prompts, params: Option<&
         structured: true,
         causes: caller.causes,
     };
-    let raw = |key: &str| params.and_then(|p| p.get(key)).and_then(|v| serde_json::value::to_raw_value(v).ok());
-    let (responses, state) = (raw("inputResponses"), raw("requestState"));
-    let mut inputs = ask::incoming(caller.client, responses.as_deref(), state.as_deref())?;
-    let mut asked = 0;
-    loop {
-        let call =
-            caller.call_with(prompt.name, Value::Object(arguments.clone()), request_id, std::mem::take(&mut inputs));
-        let mut err = match CatchUnwind((prompt.get)(call)).await {
-            Ok(Ok(result)) => {
-                return Ok(Reply::Complete(
-                    serde_json::to_value(result).unwrap_or_else(|_| unreachable!("messages serialize")),
-                ));
-            }
-            Ok(Err(err)) => err,
-            Err(payload) => {
-                tracing::error!(target: "mcp_runtime::call", %request_id, prompt = prompt.name, payload = panic_text(&*payload), "handler panicked");
-                let err = ToolError::internal(format!("Prompt {} failed unexpectedly.", prompt.name))
-                    .reason("internal_error")
-                    .hint("Retry once; if it fails again, report the request id to the server operator.");
-                return Err(fail_rpc(site, err, request_id, Origin::Fault, None));
-            }
-        };
-        // Asking is not failing: it is recognised before anything classifies the error.
-        let Some(question) = ask::take(&mut err) else {
-            let origin = if err.reason_str() == Some("invalid_arguments") { Origin::Refusal } else { Origin::Handler };
-            return Err(fail_rpc(site, err, request_id, origin, None));
-        };
-        if caller.client.era() == Era::Modern {
-            return ask::modern(question, caller.client, prompt.name).map(Reply::InputRequired);
+    let inputs = ask::inputs_of(caller.client, params)?;
+    let run = |inputs| {
+        CatchUnwind((prompt.get)(caller.call_with(prompt.name, Value::Object(arguments.clone()), request_id, inputs)))
+    };
+    match shim::serve(caller, "prompts/get", prompt.name, inputs, run).await {
+        Served::Replied(Reply::Complete(result)) => {
+            Ok(Reply::Complete(serde_json::to_value(result).unwrap_or_else(|_| unreachable!("messages serialize"))))
         }
-        asked += 1;
-        let round = shim::round(
-            "prompts/get",
-            question,
-            asked,
-            caller.channel,
-            caller.client,
-            caller.cancel,
-            caller.ask_timeout,
-        );
-        match round.await {
-            Round::Again(next) => inputs = next,
-            Round::Refused(err) => return Err(fail_rpc(site, err, request_id, Origin::Refusal, None)),
-            // The round cap or a failed request: the prompt could not be rendered.
-            Round::Failed(err) => return Err(fail_rpc(site, err, request_id, Origin::Fault, Some(-32603))),
-            Round::Broken(e) => return Err(e),
-            // Nothing is sent for a cancelled request: the session drops whatever comes back.
-            Round::Cancelled => return Err(RpcError::invalid_request("Request cancelled")),
+        Served::Replied(Reply::InputRequired(asked)) => Ok(Reply::InputRequired(asked)),
+        Served::Failed(err, origin, code) => Err(fail_rpc(site, err, request_id, origin, code)),
+        Served::Rpc(e) => Err(e),
+        Served::Panicked(payload) => {
+            tracing::error!(target: "mcp_runtime::call", %request_id, prompt = prompt.name, payload = panic_text(&*payload), "handler panicked");
+            let err = ToolError::internal(format!("Prompt {} failed unexpectedly.", prompt.name))
+                .reason("internal_error")
+                .hint("Retry once; if it fails again, report the request id to the server operator.");
+            Err(fail_rpc(site, err, request_id, Origin::Fault, None))
         }
     }
 }

@@ -9,12 +9,14 @@ use mcp_core::{Annotations, ContractEntry, Icon, ResourceContents, ToolError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::ask::{self, Reply};
 use crate::catch::{CatchUnwind, panic_text};
 use crate::client::{Client, Era};
 use crate::context::{BoxFuture, Call, Caller};
 use crate::envelope::{Origin, Site, fail_rpc};
 use crate::jsonrpc::RpcError;
 use crate::request_id::RequestId;
+use crate::shim::{self, Served};
 use crate::uri_template::UriTemplate;
 
 /// Implemented by `#[resource]` for the unit struct named after the fn.
@@ -271,8 +273,10 @@ impl ResourceDir {
             return Err(outside());
         }
         let joined = self.root.join(relative);
-        // The deepest part of the path that exists decides where it really is.
-        let existing = joined.ancestors().find(|p| p.exists()).unwrap_or(&self.root);
+        // The deepest part of the path that is there (a dangling symlink included) decides
+        // where it really is: a link that resolves to nothing is refused, since a write
+        // would follow it.
+        let existing = joined.ancestors().find(|p| p.symlink_metadata().is_ok()).unwrap_or(&self.root);
         match std::fs::canonicalize(existing) {
             Ok(real) if real.starts_with(&self.root) => Ok(joined),
             _ => Err(outside()),
@@ -324,6 +328,11 @@ impl Resources {
             return Some((fixed, Vec::new()));
         }
         self.all.iter().find_map(|r| Some((r, r.template.as_ref()?.matches(uri)?)))
+    }
+
+    /// Whether `uri` names a resource of this server (a fixed URI or a template's shape).
+    pub(crate) fn serves(&self, uri: &str) -> bool {
+        self.find(uri).is_some()
     }
 
     /// The template resource written as `template`.
@@ -404,7 +413,12 @@ pub(crate) fn read_request(params: Option<&Value>) -> Result<String, RpcError> {
 }
 
 /// `resources/read`: `{contents: [...]}`, or a JSON-RPC error.
-pub(crate) async fn read(caller: &Caller<'_>, resources: &Resources, uri: String) -> Result<Value, RpcError> {
+pub(crate) async fn read(
+    caller: &Caller<'_>,
+    resources: &Resources,
+    uri: String,
+    params: Option<&Value>,
+) -> Result<Reply<Value>, RpcError> {
     let request_id = RequestId::generate();
     let not_found = not_found_code(caller.client);
     let Some((resource, values)) = resources.find(&uri) else {
@@ -419,16 +433,19 @@ pub(crate) async fn read(caller: &Caller<'_>, resources: &Resources, uri: String
     let spec = &resource.spec;
     let names = resource.template.iter().flat_map(UriTemplate::variables);
     let args: Map<String, Value> = names.zip(values).map(|(n, v)| (n.to_owned(), Value::String(v))).collect();
-    let handler = CatchUnwind((spec.read)(caller.call(spec.name, Value::Object(args), request_id)));
-    let body = match handler.await {
-        Ok(Ok(body)) => body,
-        Ok(Err(err)) => {
-            let code = (err.code() == mcp_core::ErrorCode::NotFound).then_some(not_found);
-            let err = if code.is_some() { with_uri(err, &uri) } else { err };
-            let origin = if err.reason_str() == Some("invalid_arguments") { Origin::Refusal } else { Origin::Handler };
-            return Err(fail_rpc(resource.site(caller.causes), err, request_id, origin, code));
+    let inputs = ask::inputs_of(caller.client, params)?;
+    let run =
+        |inputs| CatchUnwind((spec.read)(caller.call_with(spec.name, Value::Object(args.clone()), request_id, inputs)));
+    let body = match shim::serve(caller, "resources/read", spec.name, inputs, run).await {
+        Served::Replied(Reply::Complete(body)) => body,
+        Served::Replied(Reply::InputRequired(asked)) => return Ok(Reply::InputRequired(asked)),
+        Served::Failed(err, origin, code) => {
+            let not_found = (err.code() == mcp_core::ErrorCode::NotFound && code.is_none()).then_some(not_found);
+            let err = if not_found.is_some() { with_uri(err, &uri) } else { err };
+            return Err(fail_rpc(resource.site(caller.causes), err, request_id, origin, code.or(not_found)));
         }
-        Err(payload) => return Err(panicked(resource, caller.causes, &*payload, request_id)),
+        Served::Rpc(e) => return Err(e),
+        Served::Panicked(payload) => return Err(panicked(resource, caller.causes, &*payload, request_id)),
     };
     let mime = spec.mime_type.map(str::to_owned);
     let contents = match body {
@@ -448,7 +465,7 @@ pub(crate) async fn read(caller: &Caller<'_>, resources: &Resources, uri: String
         }
         ResourceBody::Contents(contents) => contents,
     };
-    Ok(json!({"contents": contents}))
+    Ok(Reply::Complete(json!({"contents": contents})))
 }
 
 /// Resource not found: `-32002` in 2025-11-25, `-32602` in 2026-07-28.
@@ -510,6 +527,9 @@ mod tests {
         {
             assert!(dir.resolve("leak/secret").is_err(), "a symlink out is refused");
             assert!(dir.resolve("leak/new").is_err(), "a new file under a symlink out is refused");
+            let _ = std::fs::remove_file(root.join("dangling"));
+            std::os::unix::fs::symlink(outside.join("not-yet"), root.join("dangling")).unwrap();
+            assert!(dir.resolve("dangling").is_err(), "a dangling symlink out is refused");
         }
         let _ = std::fs::remove_dir_all(&root);
         let _ = std::fs::remove_dir_all(&outside);

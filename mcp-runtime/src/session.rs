@@ -323,8 +323,8 @@ impl Session {
         result
     }
 
-    /// What this server offers: tools and logging, and the features it has. Legacy sessions
-    /// get no list changes (they have no listen stream).
+    /// What this server offers: tools and logging, and the features it has, with the change
+    /// notifications this client can hear.
     fn capabilities(&self, era: Era) -> Value {
         // Changes reach a modern client on its listen stream, a 2025 session through its
         // forwarding task; a request served alone (stateless HTTP) has no way to hear them.
@@ -370,6 +370,18 @@ impl Session {
         };
         let mut subscribed = self.state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if on {
+            if !self.shared.resources.serves(uri) {
+                return Err(RpcError {
+                    code: -32002,
+                    message: format!("Resource not found: {}", crate::envelope::display_name(uri)),
+                    data: Some(json!({"uri": uri})),
+                });
+            }
+            if subscribed.len() >= MAX_SUBSCRIPTIONS && !subscribed.contains(uri) {
+                return Err(RpcError::invalid_params(format!(
+                    "Invalid params: a session subscribes to at most {MAX_SUBSCRIPTIONS} resources; unsubscribe from one first"
+                )));
+            }
             subscribed.insert(uri.to_owned());
         } else {
             subscribed.remove(uri);
@@ -607,11 +619,18 @@ impl Session {
             causes: self.shared.options.error_causes,
             ask_timeout: self.shared.options.ask_timeout,
         };
+        let fut = features::run(&self.shared, &caller, feature);
+        tokio::pin!(fut);
         let outcome = tokio::select! {
             biased;
             () = cancel.cancelled() => None,
-            outcome = features::run(&self.shared, &caller, feature) => Some(outcome),
+            outcome = &mut fut => Some(outcome),
         };
+        if outcome.is_none() {
+            // The handler (and the shim, which then cancels what it asked the client) sees
+            // the cancellation and gets the grace to end; whatever it returns is dropped.
+            let _ = tokio::time::timeout(self.shared.options.cancel_grace, &mut fut).await;
+        }
         self.in_flight_map().remove(id.get());
         match outcome.filter(|_| !cancel.is_cancelled()) {
             Some(Ok(result)) => self.send(jsonrpc::success(&id, &result)),
@@ -678,7 +697,16 @@ impl Session {
                         "notifications/resources/updated",
                         &json!({"uri": &*uri, "_meta": tag}),
                     )),
-                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Ok(_) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        // Updates were missed: every subscribed resource may have changed.
+                        for uri in &more.subscriptions {
+                            self.channel.notify(jsonrpc::notification(
+                                "notifications/resources/updated",
+                                &json!({"uri": &**uri, "_meta": tag}),
+                            ));
+                        }
+                    }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => break true,
                 },
             }
@@ -704,6 +732,9 @@ async fn closed(closing: Option<&mut tokio::sync::watch::Receiver<bool>>) {
     }
 }
 
+/// The most resources one 2025 session may subscribe to at once.
+const MAX_SUBSCRIPTIONS: usize = 1024;
+
 /// Methods that run in a task of their own.
 fn runs_alone(method: &str) -> bool {
     method == "tools/call" || method == "subscriptions/listen" || features::runs_alone(method)
@@ -725,9 +756,6 @@ struct Watches {
 /// or the session is gone.
 async fn forward(state: std::sync::Weak<State>, channel: Arc<Channel>, mut w: Watches) {
     use tokio::sync::broadcast::error::RecvError;
-    w.tools.mark_unchanged();
-    w.prompts.mark_unchanged();
-    w.resources.mark_unchanged();
     loop {
         let (method, params) = tokio::select! {
             () = closed(w.closing.as_mut()) => return,
@@ -753,7 +781,16 @@ async fn forward(state: std::sync::Weak<State>, channel: Arc<Channel>, mut w: Wa
                     }
                     ("notifications/resources/updated", json!({"uri": &*uri}))
                 }
-                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Lagged(missed)) => {
+                    // Updates were missed: every subscribed resource may have changed.
+                    let Some(state) = state.upgrade() else { return };
+                    tracing::warn!(missed, "resource updates came faster than this session took them; telling it of every subscribed resource");
+                    let subscriptions = state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    for uri in subscriptions.iter() {
+                        channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": uri})));
+                    }
+                    continue;
+                }
                 Err(RecvError::Closed) => return,
             },
         };
