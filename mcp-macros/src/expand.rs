@@ -80,8 +80,14 @@ pub(crate) fn public_items(tool: &Tool<'_>, valid: bool) -> TokenStream {
         }
     }
     let block = &item.block;
+    let kind = tool.attr.kind.name();
+    let def = match tool.attr.kind {
+        Kind::Tool => "ToolDef",
+        Kind::Resource => "ResourceDef",
+        Kind::Prompt => "PromptDef",
+    };
     let handler_doc = format!(
-        " The handler of tool `{}`, as written. Call it directly in unit tests; the server calls it through the tool's `ToolDef` impl.",
+        " The handler of {kind} `{}`, as written. Call it directly in unit tests; the server calls it through the {kind}'s `{def}` impl.",
         tool_name(tool),
     );
     let reasons = reason_enum(tool, valid);
@@ -126,7 +132,8 @@ fn reason_enum(tool: &Tool<'_>, with_table: bool) -> TokenStream {
     let enum_ident = reason_enum_ident(tool);
     let entries = reason_variants(tool);
     let enum_doc = format!(
-        " The failure reasons of tool `{}`, declared with `#[errors(...)]`. Pass one to `ctx.fail`.",
+        " The failure reasons of {} `{}`, declared with `#[errors(...)]`. Pass one to `ctx.fail`.",
+        tool.attr.kind.name(),
         tool_name(tool)
     );
     let mut variants: Vec<TokenStream> = entries
@@ -580,7 +587,8 @@ fn unused_reason_warnings(tool: &Tool<'_>) -> TokenStream {
         .map(|(_, reason, variant)| {
             let value = reason.value();
             let note = format!(
-                "declared reason `{value}` is never raised in the handler of tool `{}`: raise it with `ctx.fail({enum_ident}::{variant})`, or mark it `thrown_by = service` when a service below the handler raises it",
+                "declared reason `{value}` is never raised in the handler of {} `{}`: raise it with `ctx.fail({enum_ident}::{variant})`, or mark it `thrown_by = service` when a service below the handler raises it",
+                tool.attr.kind.name(),
                 tool_name(tool),
             );
             // Keywords (`type`) and the enum's own `as_str` get a trailing `_`.

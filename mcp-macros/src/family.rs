@@ -129,11 +129,14 @@ fn completers(tool: &Tool<'_>, krate: &TokenStream) -> (Vec<TokenStream>, Vec<To
             let arg = arg.to_string().trim_start_matches("r#").to_owned();
             // Spanned at the path: a completer of the wrong shape is an error there.
             let out = quote_spanned!(path.span()=> #path(&__mcp_ctx, __mcp_value));
+            // Spanned at the path too, `.await` included: a completer that returns neither
+            // values nor a future of them is an error at the completer, not at the attribute.
+            let complete = quote_spanned!(path.span()=> (&&#p::CompletionOf::of(&__mcp_out)).complete(__mcp_out).await);
             let run = quote! {
                 #[allow(unused_imports)]
                 use #p::{AwaitCompletion as _, ReadyCompletion as _};
                 let __mcp_out = #out;
-                (&&#p::CompletionOf::of(&__mcp_out)).complete(__mcp_out).await
+                #complete
             };
             let def = quote! {
                 fn #f(__mcp_call: #p::Call) -> #p::BoxFuture<'static, ::core::result::Result<::std::vec::Vec<::std::string::String>, #krate::ToolError>> {

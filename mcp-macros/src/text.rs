@@ -44,16 +44,20 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// The closest candidate within distance 2 (case-insensitively), or one that `word` is an
-/// abbreviation of (`warn` → `warning`), for a did-you-mean.
+/// The candidate that `word` is an abbreviation of (`warn` → `warning`, `mime` →
+/// `mime_type`), else the closest within distance 2 (case-insensitively), for a did-you-mean.
+/// An abbreviation wins over a closer spelling: `mime` is `mime_type`, not `name`.
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_ascii_lowercase();
     candidates
         .into_iter()
-        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase()), c))
-        .filter(|(d, c)| *d <= 2 || (lower.len() >= 3 && c.to_ascii_lowercase().starts_with(&lower)))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
+        .map(|c| {
+            let abbreviates = lower.len() >= 3 && c.to_ascii_lowercase().starts_with(&lower);
+            (edit_distance(&lower, &c.to_ascii_lowercase()), abbreviates, c)
+        })
+        .filter(|(d, abbreviates, _)| *d <= 2 || *abbreviates)
+        .min_by_key(|(d, abbreviates, _)| (!abbreviates, *d))
+        .map(|(_, _, c)| c)
 }
 
 /// A `did you mean` suffix, or nothing.
@@ -156,5 +160,7 @@ mod tests {
         assert_eq!(did_you_mean("warn", ["debug", "info", "notice", "warning"]), Some("warning"));
         assert_eq!(did_you_mean("in", ["info", "notice"]), Some("info"));
         assert_eq!(did_you_mean("crit", ["debug", "info", "notice", "warning"]), None);
+        // An abbreviation wins over a closer spelling of another key.
+        assert_eq!(did_you_mean("mime", ["uri", "name", "mime_type"]), Some("mime_type"));
     }
 }

@@ -97,7 +97,9 @@ fn template_variables(template: &str) -> Result<Vec<String>, String> {
 fn resource(cx: &Ctxt, tool: &Tool<'_>) {
     text_params(cx, tool);
     let attr = &tool.attr;
-    let args: Vec<_> = tool.params.iter().filter(|p| p.kind == ParamKind::Arg).collect();
+    // `#[input]` parameters count too: that marker is reported on its own, and the
+    // parameter is still the variable's.
+    let args: Vec<_> = tool.params.iter().filter(|p| p.kind != ParamKind::Context).collect();
     let variables = match (&attr.uri, &attr.uri_template) {
         (None, None) => {
             cx.error_spanned_by(

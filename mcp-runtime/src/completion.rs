@@ -63,14 +63,21 @@ impl<T: Future<Output: IntoCompletion>> AwaitCompletion<T> for &CompletionOf<T> 
     }
 }
 
-/// A plain fn completer's values.
+/// A plain fn completer's values. Implemented for every `T`, the bound on the method: a
+/// completer that returns neither a future nor values is an error at the completer, saying
+/// what it may return ([`IntoCompletion`]'s message), not a method that cannot be called.
 pub trait ReadyCompletion<T> {
     /// Reads the values.
-    fn complete(&self, out: T) -> impl Future<Output = Result<Vec<String>, ToolError>>;
+    fn complete(&self, out: T) -> impl Future<Output = Result<Vec<String>, ToolError>>
+    where
+        T: IntoCompletion;
 }
 
-impl<T: IntoCompletion> ReadyCompletion<T> for CompletionOf<T> {
-    async fn complete(&self, out: T) -> Result<Vec<String>, ToolError> {
+impl<T> ReadyCompletion<T> for CompletionOf<T> {
+    async fn complete(&self, out: T) -> Result<Vec<String>, ToolError>
+    where
+        T: IntoCompletion,
+    {
         out.into_completion()
     }
 }

@@ -108,6 +108,10 @@ fn percent_decode(text: &str) -> Option<String> {
     while i < bytes.len() {
         if bytes[i] == b'%' {
             let hex = bytes.get(i + 1..i + 3)?;
+            // Two hex digits: `from_str_radix` alone would take `%+1` as 0x01.
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
             let hex = std::str::from_utf8(hex).ok()?;
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
@@ -148,6 +152,8 @@ mod tests {
         assert_eq!(values("notes://{name}", "notes://%zz"), None);
         assert_eq!(values("notes://{name}", "notes://%2"), None);
         assert_eq!(values("notes://{name}", "notes://%FF"), None);
+        assert_eq!(values("notes://{name}", "notes://%+1"), None);
+        assert_eq!(values("notes://{name}", "notes://%-1"), None);
     }
 
     #[test]

@@ -375,7 +375,7 @@ const _: () = {
             }
             fn schema_id() -> schemars::_private::alloc::borrow::Cow<'static, str> {
                 schemars::_private::alloc::borrow::Cow::Borrowed(
-                    "macrotest005::__McpArgs",
+                    "macrotest009::__McpArgs",
                 )
             }
             fn json_schema(
@@ -436,7 +436,7 @@ const _: () = {
                 allow_unknown_args: false,
                 needs_session: false,
                 blocking: false,
-                module: "macrotest005",
+                module: "macrotest009",
                 output_schema: __mcp_output_schema,
                 contract: <FetchItemError as ::mcp_runtime::Contract>::ENTRIES,
                 call: __mcp_call,

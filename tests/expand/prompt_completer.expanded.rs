@@ -1,0 +1,138 @@
+use mcp_runtime::prelude::*;
+/// Asks for a summary of a note.
+#[allow(non_camel_case_types)]
+struct summarize;
+#[automatically_derived]
+#[doc(hidden)]
+#[allow(non_camel_case_types)]
+unsafe impl ::core::clone::TrivialClone for summarize {}
+#[automatically_derived]
+#[allow(non_camel_case_types)]
+impl ::core::clone::Clone for summarize {
+    #[inline]
+    fn clone(&self) -> summarize {
+        *self
+    }
+}
+#[automatically_derived]
+#[allow(non_camel_case_types)]
+impl ::core::marker::Copy for summarize {}
+#[automatically_derived]
+#[allow(non_camel_case_types)]
+impl ::core::fmt::Debug for summarize {
+    #[inline]
+    fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
+        ::core::fmt::Formatter::write_str(f, "summarize")
+    }
+}
+#[automatically_derived]
+#[allow(non_camel_case_types)]
+impl ::core::default::Default for summarize {
+    #[inline]
+    fn default() -> summarize {
+        summarize {}
+    }
+}
+impl summarize {
+    /// The handler of prompt `summarize`, as written. Call it directly in unit tests; the server calls it through the prompt's `PromptDef` impl.
+    async fn handler(name: String, style: Option<String>) -> String {
+        ::alloc::__export::must_use({
+            ::alloc::fmt::format(
+                format_args!("Summarize {1} ({0}).", style.unwrap_or_default(), name),
+            )
+        })
+    }
+}
+const _: () = {
+    impl ::mcp_runtime::__private::PromptDef for summarize {
+        fn spec() -> ::mcp_runtime::__private::PromptSpec {
+            ::mcp_runtime::__private::PromptSpec {
+                name: "summarize",
+                title: ::core::option::Option::None,
+                description: "Asks for a summary of a note.",
+                icons: ::alloc::vec::Vec::new(),
+                module: "macrotest005",
+                contract: &[],
+                complete: ::alloc::boxed::box_assume_init_into_vec_unsafe(
+                    ::alloc::intrinsics::write_box_via_move(
+                        ::alloc::boxed::Box::new_uninit(),
+                        [
+                            (
+                                "name",
+                                __mcp_complete0 as ::mcp_runtime::__private::Completer,
+                            ),
+                        ],
+                    ),
+                ),
+                arguments: ::alloc::boxed::box_assume_init_into_vec_unsafe(
+                    ::alloc::intrinsics::write_box_via_move(
+                        ::alloc::boxed::Box::new_uninit(),
+                        [
+                            ::mcp_runtime::__private::PromptArgument {
+                                name: "name",
+                                description: ::core::option::Option::Some(
+                                    "The note's name.",
+                                ),
+                                required: <String as ::mcp_runtime::TextValue>::REQUIRED,
+                            },
+                            ::mcp_runtime::__private::PromptArgument {
+                                name: "style",
+                                description: ::core::option::Option::Some(
+                                    "`short` or `long`.",
+                                ),
+                                required: <Option<
+                                    String,
+                                > as ::mcp_runtime::TextValue>::REQUIRED,
+                            },
+                        ],
+                    ),
+                ),
+                get: __mcp_run,
+            }
+        }
+    }
+    /// One request: each parameter read from its text, the handler run, its value
+    /// turned into the result.
+    fn __mcp_run(
+        __mcp_call: ::mcp_runtime::__private::Call,
+    ) -> ::mcp_runtime::__private::BoxFuture<
+        'static,
+        ::core::result::Result<::mcp_runtime::PromptResult, ::mcp_runtime::ToolError>,
+    > {
+        ::std::boxed::Box::pin(async move {
+            let __mcp_arg0 = __mcp_call.text::<String>("name")?;
+            let __mcp_arg1 = __mcp_call.text::<Option<String>>("style")?;
+            let __mcp_out = summarize::handler(__mcp_arg0, __mcp_arg1).await;
+            ::core::result::Result::Ok(::mcp_runtime::IntoPrompt::into_prompt(__mcp_out))
+        })
+    }
+    fn __mcp_complete0(
+        __mcp_call: ::mcp_runtime::__private::Call,
+    ) -> ::mcp_runtime::__private::BoxFuture<
+        'static,
+        ::core::result::Result<
+            ::std::vec::Vec<::std::string::String>,
+            ::mcp_runtime::ToolError,
+        >,
+    > {
+        ::std::boxed::Box::pin(async move {
+            let __mcp_ctx = __mcp_call.context::<::mcp_runtime::Ctx>();
+            let __mcp_value = __mcp_call.text::<::std::string::String>("value")?;
+            #[allow(unused_imports)]
+            use ::mcp_runtime::__private::{AwaitCompletion as _, ReadyCompletion as _};
+            let __mcp_out = note_names(&__mcp_ctx, __mcp_value);
+            (&&::mcp_runtime::__private::CompletionOf::of(&__mcp_out))
+                .complete(__mcp_out)
+                .await
+        })
+    }
+};
+fn note_names(_ctx: &Ctx, typed: String) -> Vec<String> {
+    ::alloc::boxed::box_assume_init_into_vec_unsafe(
+        ::alloc::intrinsics::write_box_via_move(
+            ::alloc::boxed::Box::new_uninit(),
+            [typed],
+        ),
+    )
+}
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[prompt]
+fn summarize(name: String) -> String {
+    format!("Summarize {name}.")
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_runtime::prelude::*;
+
+/// One note, by name.
+#[resource(uri = "notes://{name}")]
+fn note() -> &'static str {
+    "a note"
+}
+
+fn main() {}
