@@ -574,17 +574,7 @@ impl Session {
             Work::Feature(feature) => return self.run_feature(id, client, feature, cancel).await,
         };
         let fut = dispatch::call(&self.shared, &self.channel, &client, req, Arc::clone(&cancel));
-        tokio::pin!(fut);
-        let outcome = tokio::select! {
-            biased;
-            () = cancel.cancelled() => None,
-            outcome = &mut fut => Some(outcome),
-        };
-        if outcome.is_none() {
-            // The handler sees `ctx.cancelled()` and gets the grace to clean up; whatever it
-            // returns is dropped.
-            let _ = tokio::time::timeout(self.shared.options.cancel_grace, &mut fut).await;
-        }
+        let outcome = unless_cancelled(fut, &cancel, self.shared.options.cancel_grace).await;
         self.in_flight_map().remove(id.get());
         // A cancel that arrived while the result was being built still wins: once the client
         // cancelled, nothing more is sent for this id.
@@ -620,17 +610,7 @@ impl Session {
             ask_timeout: self.shared.options.ask_timeout,
         };
         let fut = features::run(&self.shared, &caller, feature);
-        tokio::pin!(fut);
-        let outcome = tokio::select! {
-            biased;
-            () = cancel.cancelled() => None,
-            outcome = &mut fut => Some(outcome),
-        };
-        if outcome.is_none() {
-            // The handler (and the shim, which then cancels what it asked the client) sees
-            // the cancellation and gets the grace to end; whatever it returns is dropped.
-            let _ = tokio::time::timeout(self.shared.options.cancel_grace, &mut fut).await;
-        }
+        let outcome = unless_cancelled(fut, &cancel, self.shared.options.cancel_grace).await;
         self.in_flight_map().remove(id.get());
         match outcome.filter(|_| !cancel.is_cancelled()) {
             Some(Ok(result)) => self.send(jsonrpc::success(&id, &result)),
@@ -720,6 +700,26 @@ impl Session {
             self.channel.unanswered();
         }
     }
+}
+
+/// Runs a request's work to its end, or `None` when the client cancels it first. Then the
+/// handler sees `ctx.cancelled()` (and the shim cancels what it asked the client) and gets
+/// `grace` to end; whatever it returns is dropped.
+async fn unless_cancelled<F: std::future::Future>(
+    fut: F,
+    cancel: &CancelState,
+    grace: std::time::Duration,
+) -> Option<F::Output> {
+    tokio::pin!(fut);
+    let outcome = tokio::select! {
+        biased;
+        () = cancel.cancelled() => None,
+        outcome = &mut fut => Some(outcome),
+    };
+    if outcome.is_none() {
+        let _ = tokio::time::timeout(grace, &mut fut).await;
+    }
+    outcome
 }
 
 /// Resolves when the transport ends (never without a signal).

@@ -377,7 +377,15 @@ fn the_legacy_gate_refuses_with_the_exact_envelope_before_anything_is_sent() {
     // Nothing was sent to the client: the next line answers a ping.
     let ping = client.roundtrip("ping", json!({}));
     assert_eq!(ping["result"], json!({}));
-    assert!(client.stderr().contains("client_capability_missing"), "logged");
+    // The log goes through its own thread: give it a moment to reach stderr.
+    let logged = (0..100).any(|_| {
+        let seen = client.stderr().contains("client_capability_missing");
+        if !seen {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        seen
+    });
+    assert!(logged, "logged: {}", client.stderr());
 }
 
 #[test]
