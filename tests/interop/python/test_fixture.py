@@ -112,10 +112,11 @@ class Runner:
             print(f"ok   {name}: {detail}", flush=True)
 
 
-async def default_session_checks(runner: Runner, session: Any, modern: bool = False) -> None:
+async def default_session_checks(runner: Runner, session: Any, modern: bool = False, stateless: bool = False) -> None:
     """The checks of a default fixture-server. `session` is a `ClientSession` (legacy: the
     checks start with `initialize`) or, `modern`, a connected `mcp.Client`, which has the same
-    `list_tools` and `call_tool`."""
+    `list_tools` and `call_tool`. A session hears of tool-list changes; a stateless server's
+    requests cannot, so it declares `listChanged: false`."""
     async def initialize() -> str:
         init = await session.initialize()
         expect_eq(init.protocol_version, "2025-11-25", "protocolVersion")
@@ -124,7 +125,7 @@ async def default_session_checks(runner: Runner, session: Any, modern: bool = Fa
         tools = init.capabilities.tools
         expect(tools is not None, "the tools capability is declared")
         assert tools is not None
-        expect_eq(tools.list_changed, False, "capabilities.tools.listChanged")
+        expect_eq(tools.list_changed, not stateless, "capabilities.tools.listChanged")
         expect(init.capabilities.logging is not None, "the logging capability is declared")
         return f"protocol {init.protocol_version}, server {init.server_info.name} {init.server_info.version}"
 
@@ -681,7 +682,7 @@ async def main_modern(server: str, http: bool, stateless: bool) -> int:
 async def main(server: str, http: bool, stateless: bool) -> int:
     async def body(runner: Runner, errlog: IO[str]) -> None:
         for env, checks in (
-            ({}, default_session_checks),
+            ({}, lambda runner, session: default_session_checks(runner, session, stateless=stateless)),
             ({"FIXTURE_STRICT_RESOLUTION": "1"}, strict_session_checks),
             ({"FIXTURE_STRUCTURED_ERRORS": "always"}, structured_always_checks),
         ):
