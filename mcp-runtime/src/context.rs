@@ -466,7 +466,8 @@ impl<R> std::fmt::Debug for Ctx<R> {
 
 /// One call as the generated code receives it: validated arguments and the call's context.
 pub struct Call {
-    pub(crate) args: Value,
+    /// Shared, so that a handler that asks can run again with the same arguments.
+    pub(crate) args: Arc<Value>,
     pub(crate) info: CallInfo,
 }
 
@@ -534,7 +535,7 @@ impl Call {
     /// that passed the schema but that serde still cannot read are an `invalid_arguments`
     /// failure (the schema is looser than the Rust type).
     pub fn parts<C: FromCall, A: serde::de::DeserializeOwned>(self) -> Result<(C, A), ToolError> {
-        let args = crate::validate::deserialize_args(self.info.tool, self.args)?;
+        let args = crate::validate::deserialize_args(self.info.tool, &self.args)?;
         Ok((C::from_call(self.info), args))
     }
 }
@@ -591,7 +592,7 @@ impl Caller<'_> {
         inputs: crate::ask::Inputs,
     ) -> Call {
         Call {
-            args,
+            args: Arc::new(args),
             info: CallInfo {
                 tool: name,
                 request_id,

@@ -91,19 +91,10 @@ pub(crate) async fn call(
     let mut inputs = ask::incoming(client, req.input_responses.as_deref(), req.request_state.as_deref())?;
     let progress = req.progress_token.map(|token| Arc::new(Progress::new(token)));
     // Over a 2025 session an ask is fulfilled here and the handler runs again, with the same
-    // arguments: they are kept for that.
-    let again = (client.era() == Era::Legacy).then(|| args.clone());
-    let mut args = Some(args);
+    // (shared) arguments.
+    let args = Arc::new(args);
     let mut asked = 0;
     loop {
-        let Some(round_args) = args.take().or_else(|| again.clone()) else {
-            // Only a 2025 call runs again, and it kept its arguments.
-            return Err(RpcError {
-                code: -32603,
-                message: "Internal error: no arguments to run again".into(),
-                data: None,
-            });
-        };
         let info = CallInfo {
             tool: name,
             request_id,
@@ -116,7 +107,8 @@ pub(crate) async fn call(
             inputs: std::mem::take(&mut inputs),
             cancel: Arc::clone(&cancel),
         };
-        let outcome = match run(shared, tool, channel, client, Call { args: round_args, info }, request_id).await {
+        let outcome = match run(shared, tool, channel, client, Call { args: Arc::clone(&args), info }, request_id).await
+        {
             Ran::Done(outcome) => outcome,
             Ran::Stopped(result) => return Ok(Reply::Complete(result)),
         };

@@ -862,10 +862,11 @@ pub(crate) fn output_detail(validator: &jsonschema::Validator, value: &Value) ->
 /// accepted as an integer (`1.0`) is read as that integer; arguments serde still cannot
 /// read (the schema is looser than the type) are an `invalid_arguments` failure naming the
 /// path serde stopped at.
-pub(crate) fn deserialize_args<A: DeserializeOwned>(tool: &str, mut args: Value) -> Result<A, ToolError> {
-    if let Ok(value) = A::deserialize(&args) {
+pub(crate) fn deserialize_args<A: DeserializeOwned>(tool: &str, args: &Value) -> Result<A, ToolError> {
+    if let Ok(value) = A::deserialize(args) {
         return Ok(value);
     }
+    let mut args = args.clone();
     // Failure path: find where serde stops; an integral float there becomes an integer.
     loop {
         let failed = RefCell::new(None);
@@ -1413,16 +1414,16 @@ mod tests {
     #[test]
     fn integral_floats_are_read_as_integers_where_serde_needs_them() {
         let args = json!({"items": [{"n": 1.0}, {"n": 2}], "choice": {"Pair": {"a": -3.0}}});
-        let read: Outer = deserialize_args("t", args).expect("readable");
+        let read: Outer = deserialize_args("t", &args).expect("readable");
         assert_eq!(read, Outer { items: vec![Inner { n: 1 }, Inner { n: 2 }], choice: Some(Choice::Pair { a: -3 }) });
-        let read: Outer = deserialize_args("t", json!({"items": [], "choice": {"Count": 4.0}})).expect("readable");
+        let read: Outer = deserialize_args("t", &json!({"items": [], "choice": {"Count": 4.0}})).expect("readable");
         assert_eq!(read.choice, Some(Choice::Count(4)));
     }
 
     #[test]
     fn what_serde_cannot_read_is_refused_at_its_path() {
         let refused = |args: Value| {
-            let error = deserialize_args::<Outer>("t", args).expect_err("unreadable");
+            let error = deserialize_args::<Outer>("t", &args).expect_err("unreadable");
             (error.message_str().to_owned(), error.hint_str().map(str::to_owned), error.data_map().clone())
         };
         let (message, hint, data) = refused(json!({"items": [{"n": 1}, {"n": 300}], "choice": null}));
@@ -1443,7 +1444,7 @@ mod tests {
         let mut args = json!({"xs": [1.0, 2.0, [3.0]], "y": 4.0});
         assert!(integralise(&mut args, &[Seg::Key("xs".into()), Seg::Index(0)]));
         assert_eq!(args, json!({"xs": [1, 2, [3]], "y": 4.0}), "the whole argument, not just the element");
-        let read: Vec<i64> = deserialize_args("t", Value::Array(vec![json!(1.0); 20_000])).expect("readable");
+        let read: Vec<i64> = deserialize_args("t", &Value::Array(vec![json!(1.0); 20_000])).expect("readable");
         assert_eq!(read.len(), 20_000);
     }
 
