@@ -11,7 +11,7 @@ use crate::client::Client;
 use crate::completion::{self, CompletionRequest, Ref};
 use crate::context::Caller;
 use crate::jsonrpc::RpcError;
-use crate::server::{Shared, cursor_for, page_of};
+use crate::server::{Shared, cursor_for, page_index};
 use crate::{prompts, resources};
 
 /// A request for a feature that runs in a task of its own (its handler is the author's).
@@ -150,13 +150,7 @@ fn finish(shared: &Shared, client: &Client, body: Value, cacheable: bool) -> Val
 fn page(shared: &Shared, items: Vec<Value>, key: &str, params: Option<&Value>) -> Result<Value, RpcError> {
     let size = shared.options.page_size.unwrap_or(usize::MAX).max(1);
     let pages = items.len().div_ceil(size).max(1);
-    let at = match params.and_then(|p| p.get("cursor")) {
-        None | Some(Value::Null) => 0,
-        Some(Value::String(cursor)) => page_of(cursor).filter(|&p| p > 0 && p < pages).ok_or_else(|| {
-            RpcError::invalid_params("Invalid params: unknown cursor; list again without a cursor to start over")
-        })?,
-        Some(_) => return Err(RpcError::invalid_params("Invalid params: `cursor` must be a string")),
-    };
+    let at = page_index(params, pages, "list again")?;
     let mut body = Map::new();
     let items: Vec<Value> = items.into_iter().skip(at.saturating_mul(size)).take(size).collect();
     body.insert(key.to_owned(), Value::Array(items));

@@ -19,7 +19,7 @@ use crate::context::CancelState;
 use crate::dispatch::{self, CallRequest};
 use crate::features::{self, Feature, Listening};
 use crate::jsonrpc::{self, Incoming, RpcError};
-use crate::server::{Shared, page_of};
+use crate::server::{Shared, page_index};
 
 /// One client's session, as the requests of one channel see it: the session's state, and
 /// where answers and notifications go. On stdio that is the connection's one outbox; over
@@ -278,10 +278,7 @@ impl Session {
             "resources/subscribe" | "resources/unsubscribe" if !self.shared.resources.is_empty() => self
                 .subscribe(method == "resources/subscribe", value(params).as_ref())
                 .map(|()| jsonrpc::success(id, &json!({}))),
-            other => match features::answer(&self.shared, client, other, value(params).as_ref()) {
-                Some(answer) => answer.map(|result| jsonrpc::success(id, &result)),
-                None => Err(RpcError::method_not_found(&crate::envelope::display_name(other))),
-            },
+            other => self.feature(id, other, params, client),
         }
     }
 
@@ -299,10 +296,21 @@ impl Session {
                 let tools = self.shared.tools();
                 page(&tools.modern_pages, value(params).as_ref()).map(|p| jsonrpc::success(id, &p))
             }
-            other => match features::answer(&self.shared, client, other, value(params).as_ref()) {
-                Some(answer) => answer.map(|result| jsonrpc::success(id, &result)),
-                None => Err(RpcError::method_not_found(&crate::envelope::display_name(other))),
-            },
+            other => self.feature(id, other, params, client),
+        }
+    }
+
+    /// A feature method answered at once (a list), in either era; anything else is not found.
+    fn feature(
+        &self,
+        id: &RawValue,
+        method: &str,
+        params: Option<&RawValue>,
+        client: &Client,
+    ) -> Result<Vec<u8>, RpcError> {
+        match features::answer(&self.shared, client, method, value(params).as_ref()) {
+            Some(answer) => answer.map(|result| jsonrpc::success(id, &result)),
+            None => Err(RpcError::method_not_found(&crate::envelope::display_name(method))),
         }
     }
 
@@ -813,14 +821,7 @@ fn removed_in_modern(method: &str) -> Option<&'static str> {
 
 /// A `tools/list` page by its cursor.
 fn page<'p>(pages: &'p [Box<RawValue>], params: Option<&Value>) -> Result<&'p RawValue, RpcError> {
-    let at = match params.and_then(|p| p.get("cursor")) {
-        None | Some(Value::Null) => 0,
-        Some(Value::String(cursor)) => page_of(cursor).filter(|&p| p > 0 && p < pages.len()).ok_or_else(|| {
-            RpcError::invalid_params("Invalid params: unknown cursor; call tools/list without a cursor to start over")
-        })?,
-        Some(_) => return Err(RpcError::invalid_params("Invalid params: `cursor` must be a string")),
-    };
-    Ok(&pages[at])
+    Ok(&pages[page_index(params, pages.len(), "call tools/list")?])
 }
 
 /// The `subscriptions/listen` params: `{notifications: {toolsListChanged?, …}}`. Types this
