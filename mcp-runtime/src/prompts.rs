@@ -10,7 +10,7 @@ use mcp_core::{ContractEntry, Icon, PromptMessage, ToolError};
 use serde_json::{Map, Value, json};
 
 use crate::ask::{self, Reply};
-use crate::catch::{CatchUnwind, panic_text};
+use crate::catch::{CatchUnwind, panic_failure};
 use crate::context::{BoxFuture, Caller};
 use crate::envelope::{Origin, Site, fail_rpc};
 use crate::jsonrpc::RpcError;
@@ -222,10 +222,7 @@ pub(crate) async fn get(
         Served::Failed(err, origin, code) => Err(fail_rpc(site, err, request_id, origin, code)),
         Served::Rpc(e) => Err(e),
         Served::Panicked(payload) => {
-            tracing::error!(target: "mcp_runtime::call", %request_id, prompt = prompt.name, payload = panic_text(&*payload), "handler panicked");
-            let err = ToolError::internal(format!("Prompt {} failed unexpectedly.", prompt.name))
-                .reason("internal_error")
-                .hint("Retry once; if it fails again, report the request id to the server operator.");
+            let err = panic_failure("Prompt", prompt.name, &*payload, request_id);
             Err(fail_rpc(site, err, request_id, Origin::Fault, None))
         }
     }

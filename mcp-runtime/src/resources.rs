@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::ask::{self, Reply};
-use crate::catch::{CatchUnwind, panic_text};
+use crate::catch::{CatchUnwind, panic_failure};
 use crate::client::{Client, Era};
 use crate::context::{BoxFuture, Call, Caller};
 use crate::envelope::{Origin, Site, fail_rpc};
@@ -490,11 +490,7 @@ fn panicked(
     payload: &(dyn std::any::Any + Send),
     request_id: RequestId,
 ) -> RpcError {
-    let name = resource.spec.name;
-    tracing::error!(target: "mcp_runtime::call", %request_id, resource = name, payload = panic_text(payload), "handler panicked");
-    let err = ToolError::internal(format!("Resource {name} failed unexpectedly."))
-        .reason("internal_error")
-        .hint("Retry once; if it fails again, report the request id to the server operator.");
+    let err = panic_failure("Resource", resource.spec.name, payload, request_id);
     fail_rpc(resource.site(causes), err, request_id, Origin::Fault, None)
 }
 
