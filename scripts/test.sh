@@ -2,7 +2,8 @@
 # Runs every test of the workspace on a fresh machine, installing what the tests need:
 # cargo-expand (pinned, for the expansion snapshots), a Python venv with the official `mcp`
 # client, the official TypeScript SDK (v1 and the v2 client), the MCP Inspector CLI (with the
-# Node 22 it needs, from npm), and the conformance suite with the Node 22 it runs on (pinned in
+# Node 22 it needs, from npm), redis-server (Debian's package; started on a loopback port for
+# the state store's tests, stopped at exit), and the conformance suite with the Node 22 it runs on (pinned in
 # tests/conformance/, installed there by its run.sh). Fails loudly when anything
 # is missing.
 set -euo pipefail
@@ -44,6 +45,30 @@ case "$INSPECTOR_NODE_VERSION" in
   v22.*) echo "inspector node $INSPECTOR_NODE_VERSION" ;;
   *) echo "tests/interop/inspector/node_modules/.bin/node is $INSPECTOR_NODE_VERSION, not v22" >&2; exit 1 ;;
 esac
+
+step "tools: redis-server (Debian package), for the shared state store's tests"
+if ! command -v redis-server >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y -qq redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server >/dev/null; }
+  else
+    echo "redis-server is missing and cannot be installed here (needs root and apt-get): apt-get install redis-server" >&2
+    exit 1
+  fi
+fi
+redis-server --version
+# One Redis on a free loopback port for every test that shares a store (MCP_TEST_REDIS_URL);
+# the test that stops Redis mid-run starts its own. Stopped when this script exits.
+REDIS_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no >"$ROOT/target/redis-test.log" 2>&1 &
+REDIS_PID=$!
+trap 'kill "$REDIS_PID" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG && break
+  sleep 0.1
+done
+redis-cli -p "$REDIS_PORT" ping | grep -q PONG || { echo "redis-server did not start on port $REDIS_PORT:" >&2; cat "$ROOT/target/redis-test.log" >&2; exit 1; }
+export MCP_TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
+echo "redis at $MCP_TEST_REDIS_URL"
 
 step "static checks: fmt, clippy, doc"
 cargo fmt --all -- --check

@@ -37,7 +37,7 @@ search_notes to find text across all notes, read_note to read one note, write_no
 and delete_note to remove one (the user is asked to confirm first). A note's name is what list_notes shows (no file extension).";
 
 /// The directory the notes live in: the server's shared state, read by every tool with
-/// `ctx.state::<NotesDir>()`.
+/// `ctx.app_data::<NotesDir>()`.
 #[derive(Debug)]
 pub struct NotesDir {
     root: PathBuf,
@@ -118,7 +118,7 @@ fn check_name(name: &str) -> Result<(), String> {
 
 /// The file of a note that `read_note` names, or `invalid_name`.
 fn note_path(ctx: &Ctx<NoteError>, name: &str) -> Result<std::path::PathBuf, ToolError> {
-    ctx.state::<NotesDir>()?
+    ctx.app_data::<NotesDir>()?
         .note_path(name)
         .map_err(|why| ctx.fail(NoteError::InvalidName).message(format!("Invalid note name: {why}.")))
 }
@@ -181,7 +181,7 @@ struct NoteInfo {
 /// last change. Call it first to learn the names the other tools take.
 #[tool(annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false))]
 async fn list_notes(ctx: &Ctx) -> Result<NoteList, ToolError> {
-    let dir = ctx.state::<NotesDir>()?;
+    let dir = ctx.app_data::<NotesDir>()?;
     let mut notes = Vec::new();
     for name in dir.names().await? {
         let Some(bytes) = dir.read_listed(&name).await? else { continue };
@@ -237,7 +237,7 @@ async fn read_note(
             let err = ctx.fail(NoteError::NoSuchNote).message(format!("There is no note named {name:?}."));
             // A hint set at the throw site replaces the declared one: extend it with the
             // likely intended name.
-            let names = ctx.state::<NotesDir>()?.names().await?;
+            let names = ctx.app_data::<NotesDir>()?.names().await?;
             Err(match closest(&name, &names) {
                 Some(near) => err.hint(format!(
                     "{} The closest existing name is {near:?}.",
@@ -298,7 +298,7 @@ async fn write_note(
 ) -> Result<Written, ToolError> {
     static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-    let dir = ctx.state::<NotesDir>()?;
+    let dir = ctx.app_data::<NotesDir>()?;
     let path = dir
         .note_path(&name)
         .map_err(|why| ctx.fail(WriteNoteError::InvalidName).message(format!("Invalid note name: {why}.")))?;
@@ -393,7 +393,7 @@ async fn delete_note(
     name: String,
 ) -> Result<String, ToolError> {
     let path = ctx
-        .state::<NotesDir>()?
+        .app_data::<NotesDir>()?
         .note_path(&name)
         .map_err(|why| ctx.fail(DeleteError::InvalidName).message(format!("Invalid note name: {why}.")))?;
     let missing = || ctx.fail(DeleteError::NoSuchNote).message(format!("There is no note named {name:?}."));
@@ -471,7 +471,7 @@ async fn search_notes(
     #[schemars(range(min = 1, max = 100))]
     limit: Option<u32>,
 ) -> Result<SearchResults, ToolError> {
-    let dir = ctx.state::<NotesDir>()?;
+    let dir = ctx.app_data::<NotesDir>()?;
     let limit = usize::try_from(limit.unwrap_or(DEFAULT_LIMIT)).unwrap_or(usize::MAX);
     let needle = query.to_lowercase();
     let names = dir.names().await?;
@@ -529,7 +529,7 @@ async fn note(ctx: &Ctx<NoteError>, name: String) -> Result<String, ToolError> {
 
 /// Every note as a resource, for `resources/list`.
 async fn note_resources(ctx: &Ctx) -> Result<Vec<Resource>, ToolError> {
-    let dir = ctx.state::<NotesDir>()?;
+    let dir = ctx.app_data::<NotesDir>()?;
     let mut listed = Vec::new();
     for name in dir.names().await? {
         let Ok(meta) = tokio::fs::metadata(dir.file_of(&name)).await else { continue };
@@ -541,7 +541,7 @@ async fn note_resources(ctx: &Ctx) -> Result<Vec<Resource>, ToolError> {
 /// Note names that start with what was typed (case-insensitive), for completion.
 async fn note_names(ctx: &Ctx, typed: String) -> Result<Vec<String>, ToolError> {
     let typed = typed.to_lowercase();
-    let names = ctx.state::<NotesDir>()?.names().await?;
+    let names = ctx.app_data::<NotesDir>()?.names().await?;
     Ok(names.into_iter().filter(|n| n.to_lowercase().starts_with(&typed)).collect())
 }
 
@@ -568,7 +568,7 @@ pub fn server(dir: NotesDir) -> Result<Server, mcp_runtime::Error> {
 pub fn builder(dir: NotesDir) -> ServerBuilder {
     Server::builder("notes-server", env!("CARGO_PKG_VERSION"))
         .instructions(INSTRUCTIONS)
-        .state(dir)
+        .app_data(dir)
         .tool(list_notes)
         .tool(read_note)
         .tool(search_notes)
@@ -657,7 +657,7 @@ mod tests {
     async fn read_note_handler_with_a_test_context() {
         let tmp = TempDir::new("handler");
         std::fs::write(tmp.0.join("ideas.md"), "fly").unwrap();
-        let ctx = Ctx::for_test().with_state(NotesDir::open(&tmp.0).unwrap());
+        let ctx = Ctx::for_test().with_app_data(NotesDir::open(&tmp.0).unwrap());
         assert_eq!(read_note::handler(&ctx, "ideas".into()).await.unwrap(), "fly");
         let missing = read_note::handler(&ctx, "idea".into()).await.unwrap_err();
         assert_eq!(missing.reason_str(), Some("no_such_note"));
@@ -701,7 +701,7 @@ mod tests {
         // The user's answer, as the client would send it back for this note.
         let form = json!({"elicitation": {}});
         let answered = |answer: serde_json::Value, state: &str| {
-            Ctx::for_test().with_state(NotesDir::open(&tmp.0).unwrap()).with_inputs(Inputs::for_test(
+            Ctx::for_test().with_app_data(NotesDir::open(&tmp.0).unwrap()).with_inputs(Inputs::for_test(
                 json!({"confirm": answer}),
                 Some(state),
                 Some(&form),

@@ -122,7 +122,7 @@ fn param<'a>(cx: &Ctxt, arg: &'a FnArg) -> Option<Param<'a>> {
         FnArg::Receiver(r) => {
             cx.error_spanned_by(
                 r,
-                "`#[tool]` goes on a free fn, not a method; share state with `Server::builder(..).state(value)` and read it with `ctx.state::<T>()`",
+                "`#[tool]` goes on a free fn, not a method; share state with `Server::builder(..).app_data(value)` and read it with `ctx.app_data::<T>()`",
             );
             return None;
         }

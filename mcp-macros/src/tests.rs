@@ -195,7 +195,7 @@ fn signature_mistakes() {
     assert_eq!(
         errors,
         [
-            "`#[tool]` goes on a free fn, not a method; share state with `Server::builder(..).state(value)` and read it with `ctx.state::<T>()`",
+            "`#[tool]` goes on a free fn, not a method; share state with `Server::builder(..).app_data(value)` and read it with `ctx.app_data::<T>()`",
             "the context parameter is shared: take it as `&Ctx<..>`, not `&mut`",
             "a `#[tool]` argument is named after its binding: use a plain identifier here, or mark a struct parameter `#[input]` to destructure it",
             "`#[input]` takes no arguments",

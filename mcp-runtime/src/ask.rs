@@ -5,8 +5,11 @@
 //! result, and the `inputResponses`/`requestState` of a retry. The 2025 leg, which fulfils the
 //! same ask with real server-to-client requests, is `shim`.
 //!
-//! `requestState` is read in one place ([`incoming`]) and written in one place
-//! ([`outgoing_state`]): sealing slots in there.
+//! `requestState` is read in one place ([`incoming`], which opens it) and written in one
+//! place ([`modern`], which seals it): handlers read and write plain text, and a state that
+//! comes back changed, expired, or for another caller or operation is refused before any
+//! handler runs (`seal`). Over a 2025 session the shim keeps the state between rounds, in the
+//! server: it never travels, and a 2025 request's own `requestState` is ignored.
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -21,6 +24,8 @@ use serde_json::{Map, Value, json};
 
 use crate::client::{Client, Era, ResultMeta};
 use crate::jsonrpc::{self, RpcError};
+use crate::request_id::RequestId;
+use crate::seal::Sealer;
 
 /// The reason of a call refused because the client lacks a capability.
 pub(crate) const CAPABILITY_MISSING: &str = "client_capability_missing";
@@ -289,8 +294,11 @@ pub struct Inputs {
 static NULL: Value = Value::Null;
 
 impl Inputs {
-    /// The state the handler gave with its last ask ([`Ask::state`]), as the client sent it
-    /// back: check it before trusting it (see [`Inputs::reject_state`]).
+    /// The state the handler gave with its last ask ([`Ask::state`]). The runtime sealed it
+    /// on the way out and verified it on the way back: it is what this server wrote, for
+    /// this caller and this tool (prompt, resource), within the last 15 minutes. It may
+    /// still be replayed within that time: for a decision that must hold once, use
+    /// [`Ctx::consent`](crate::Ctx::consent).
     pub fn state(&self) -> Option<&str> {
         self.state.as_deref()
     }
@@ -378,8 +386,9 @@ impl Inputs {
         }
     }
 
-    /// The failure for a `requestState` the handler did not write (tampered, or from
-    /// another call): a 2026-07-28 request is answered with the protocol error `-32602`.
+    /// The failure for a `requestState` the handler cannot use (one the runtime verified,
+    /// but that names something gone): a 2026-07-28 request is answered with the protocol
+    /// error `-32602`.
     pub fn reject_state(&self, why: impl std::fmt::Display) -> ToolError {
         ToolError::invalid_params(format!("Invalid params: `requestState` is not valid: {why}"))
             .reason(INVALID_STATE)
@@ -721,23 +730,62 @@ pub(crate) fn collected(client: &Client, answers: Vec<(String, Value)>, state: O
 // ---------------------------------------------------------------------------------------
 // The 2026-07-28 wire.
 
+/// Who calls, as sealed state and consent records bind it: client id, subject and tenant,
+/// each empty without authorization.
+pub(crate) fn caller_of(_client: &Client) -> [&str; 3] {
+    ["", "", ""]
+}
+
+/// What a sealed state and a consent record are bound to: the caller ([`caller_of`]) and the
+/// operation (`method` and its tool or prompt name, or resource URI), as one JSON array.
+pub(crate) fn binding(client: &Client, method: &str, target: &str) -> String {
+    let [client_id, subject, tenant] = caller_of(client);
+    serde_json::to_string(&[client_id, subject, tenant, method, target]).unwrap_or_default()
+}
+
+/// How one request's state is sealed and opened: the server's key ring, what the state is
+/// bound to, and the request id a refusal names.
+pub(crate) struct Sealing<'a> {
+    pub(crate) sealer: &'a Sealer,
+    pub(crate) binding: &'a str,
+    pub(crate) request_id: RequestId,
+}
+
+impl Sealing<'_> {
+    /// The one refusal of a state that does not open, whatever the reason (which is logged
+    /// at debug, never sent).
+    fn refuse(&self, why: &dyn std::fmt::Display) -> RpcError {
+        tracing::debug!(target: "mcp_runtime::call", request_id = %self.request_id, %why, "requestState refused");
+        RpcError {
+            code: -32602,
+            message: "Invalid or expired requestState".to_owned(),
+            data: Some(json!({"reason": INVALID_STATE, "requestId": self.request_id.as_str()})),
+        }
+    }
+}
+
 /// A retry's `inputResponses` and `requestState`, read once per call: `-32602` when they are
-/// malformed (not an object; not a string). A 2025 request's are ignored: its handler sees
-/// only what the shim collects.
+/// malformed (not an object), or when the state does not open (not a string, not sealed by
+/// this server's keys, changed, expired, or sealed for another caller or operation). A 2025
+/// request's are ignored: its handler sees only what the shim collects.
 pub(crate) fn incoming(
     client: &Client,
+    sealing: &Sealing<'_>,
     responses: Option<&RawValue>,
     state: Option<&RawValue>,
 ) -> Result<Inputs, RpcError> {
     if client.era() != Era::Modern {
         return Ok(Inputs::default());
     }
-    // The one place incoming state is read (issue 15 verifies and unseals it here).
     let state = match state {
         None => None,
-        Some(raw) => Some(serde_json::from_str::<String>(raw.get()).map_err(|_| {
-            RpcError::invalid_params("Invalid params: `requestState` must be a string, echoed as the server sent it")
-        })?),
+        Some(raw) => {
+            let token = serde_json::from_str::<&str>(raw.get())
+                .map(std::borrow::Cow::Borrowed)
+                .or_else(|_| serde_json::from_str::<String>(raw.get()).map(std::borrow::Cow::Owned))
+                .map_err(|_| sealing.refuse(&"not a string"))?;
+            Some(sealing.sealer.open(&token, sealing.binding).map_err(|why| sealing.refuse(&why))?)
+        }
     };
     let answers = match responses {
         None => Vec::new(),
@@ -757,15 +805,9 @@ pub(crate) fn incoming(
 
 /// [`incoming`] for a request whose params were read as a tree (`prompts/get`,
 /// `resources/read`).
-pub(crate) fn inputs_of(client: &Client, params: Option<&Value>) -> Result<Inputs, RpcError> {
+pub(crate) fn inputs_of(client: &Client, sealing: &Sealing<'_>, params: Option<&Value>) -> Result<Inputs, RpcError> {
     let raw = |key: &str| params.and_then(|p| p.get(key)).and_then(|v| serde_json::value::to_raw_value(v).ok());
-    incoming(client, raw("inputResponses").as_deref(), raw("requestState").as_deref())
-}
-
-/// What goes out as `requestState`: the one place outgoing state is written (issue 15 seals
-/// it here).
-fn outgoing_state(state: String) -> String {
-    state
+    incoming(client, sealing, raw("inputResponses").as_deref(), raw("requestState").as_deref())
 }
 
 /// An ask as a 2026-07-28 `input_required` result.
@@ -783,7 +825,7 @@ pub(crate) enum Reply<T = CallToolResult> {
 
 /// The modern leg: the at-least-one rule (`-32603`: the handler's bug), then the gate against
 /// this request's capabilities (`-32021` naming every missing capability).
-pub(crate) fn modern(ask: Ask, client: &Client, tool: &str) -> Result<Asked, RpcError> {
+pub(crate) fn modern(ask: Ask, client: &Client, tool: &str, sealing: &Sealing<'_>) -> Result<Asked, RpcError> {
     if ask.requests.is_empty() && ask.state.is_none() {
         return Err(RpcError {
             code: -32603,
@@ -816,7 +858,9 @@ pub(crate) fn modern(ask: Ask, client: &Client, tool: &str) -> Result<Asked, Rpc
             (key, Value::Object(request))
         })
         .collect();
-    Ok(Asked { requests, state: ask.state.map(outgoing_state) })
+    // The one place outgoing state is written: sealed, bound to this caller and operation.
+    let state = ask.state.map(|state| sealing.sealer.seal(&state, sealing.binding));
+    Ok(Asked { requests, state })
 }
 
 /// The `input_required` result.
@@ -978,6 +1022,9 @@ mod tests {
                 .sample("tools", Sampling::new(10).user("x").param("tools", json!([])))
                 .list_roots("where")
         };
+        let sealer = Sealer::ephemeral(crate::seal::DEFAULT_TTL);
+        let sealing = Sealing { sealer: &sealer, binding: "[]", request_id: RequestId::generate() };
+        let modern = |ask, client: &Client, tool| modern(ask, client, tool, &sealing);
         let err = modern(ask(), &client(json!({"sampling": {}})), "t").unwrap_err();
         assert_eq!(err.code, -32021);
         assert_eq!(

@@ -6,18 +6,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use mcp_core::{Contract, ContractEntry, NoReasons, ToolError};
+use schemars::JsonSchema;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::ask::{Ask, CAPABILITY_MISSING, Inputs, has_capability};
+use crate::ask::{Ask, CAPABILITY_MISSING, Elicited, Inputs, has_capability};
 use crate::channel::Channel;
 use crate::client::Client;
 pub use crate::client::{Era, LogLevel};
+use crate::consent::Consent;
 use crate::request_id::RequestId;
+use crate::state::{State, Stores};
 
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+pub use crate::state::BoxFuture;
 
 /// Resource changes announced by the server or a handler, for the sessions and listen
 /// streams that asked to hear of them.
@@ -47,9 +50,6 @@ impl Notices {
         self.resources_changed.send_modify(|n| *n += 1);
     }
 }
-
-/// Shared state registered with `ServerBuilder::state`, by type.
-pub(crate) type StateMap = std::collections::HashMap<std::any::TypeId, Box<dyn std::any::Any + Send + Sync>>;
 
 /// The cancellation signal of one call.
 #[derive(Default)]
@@ -89,7 +89,8 @@ impl CallInfo {
             started: self.started,
             channel: Arc::clone(&self.channel),
             client: self.client.clone(),
-            state: Arc::clone(&self.state),
+            stores: Arc::clone(&self.stores),
+            binding: Arc::clone(&self.binding),
             notices: Arc::clone(&self.notices),
             progress: self.progress.clone(),
             inputs: self.inputs.clone(),
@@ -118,7 +119,10 @@ pub struct CallInfo {
     pub(crate) channel: Arc<Channel>,
     /// The client as this request shows it (its era, capabilities, log level).
     pub(crate) client: Client,
-    pub(crate) state: Arc<StateMap>,
+    /// The server's app data, state store and sealer.
+    pub(crate) stores: Arc<Stores>,
+    /// Who calls what (`ask::binding`): what sealed state and consent records are bound to.
+    pub(crate) binding: Arc<str>,
     pub(crate) notices: Arc<Notices>,
     pub(crate) progress: Option<Arc<Progress>>,
     /// This round's answers to what the handler asked (`Ctx::ask`), and its state.
@@ -138,10 +142,10 @@ pub struct Ctx<R = NoReasons> {
     _contract: PhantomData<fn() -> R>,
 }
 
-/// The log's account of a [`Ctx::state`] failure (a `source`: logged, never sent).
+/// The log's account of a [`Ctx::app_data`] failure (a `source`: logged, never sent).
 #[derive(Debug, thiserror::Error)]
-#[error("no `{0}` was registered: add `.state(value)` to `Server::builder(..)`")]
-struct MissingState(&'static str);
+#[error("no `{0}` was registered: add `.app_data(value)` to `Server::builder(..)`")]
+struct MissingAppData(&'static str);
 
 impl<R: Contract> FromCall for Ctx<R> {
     type Contract = R;
@@ -154,8 +158,8 @@ impl<R: Contract> FromCall for Ctx<R> {
 impl<R: Contract> Ctx<R> {
     /// A context for calling a handler directly in a unit test (`my_tool::handler(&ctx,
     /// …)`): it belongs to no client, so logs go to stderr only and progress goes nowhere;
-    /// `era()` is legacy and the client declared nothing; register state with
-    /// [`Ctx::with_state`]. `ctx.fail(..)` builds the same `ToolError` as in a real call (the
+    /// `era()` is legacy and the client declared nothing; register app data with
+    /// [`Ctx::with_app_data`]; [`Ctx::state`] is an empty in-memory store of its own. `ctx.fail(..)` builds the same `ToolError` as in a real call (the
     /// contract's recovery hint is filled in later, by the runtime, not here).
     ///
     /// ```
@@ -166,10 +170,10 @@ impl<R: Contract> Ctx<R> {
     /// /// Greets someone.
     /// #[tool]
     /// fn greet(ctx: &Ctx, name: String) -> Result<String, ToolError> {
-    ///     Ok(format!("{}, {name}", ctx.state::<Greeting>()?.0))
+    ///     Ok(format!("{}, {name}", ctx.app_data::<Greeting>()?.0))
     /// }
     ///
-    /// let ctx = Ctx::for_test().with_state(Greeting("Hello"));
+    /// let ctx = Ctx::for_test().with_app_data(Greeting("Hello"));
     /// assert_eq!(greet::handler(&ctx, "Ada".into()).unwrap(), "Hello, Ada");
     /// ```
     pub fn for_test() -> Self {
@@ -179,7 +183,8 @@ impl<R: Contract> Ctx<R> {
             started: Instant::now(),
             channel: Arc::new(Channel::new(None, None)),
             client: Client::Legacy(Arc::default()),
-            state: Arc::default(),
+            stores: Arc::default(),
+            binding: Arc::from(crate::ask::binding(&Client::Legacy(Arc::default()), "tools/call", "for_test")),
             notices: Arc::default(),
             progress: None,
             inputs: Inputs::default(),
@@ -187,18 +192,20 @@ impl<R: Contract> Ctx<R> {
         })
     }
 
-    /// Registers shared state on a context made by [`Ctx::for_test`], as
-    /// `ServerBuilder::state` does for a server.
+    /// Registers app data on a context made by [`Ctx::for_test`], as
+    /// `ServerBuilder::app_data` does for a server.
     ///
     /// # Panics
     ///
-    /// On the context of a real call, whose state is the server's and cannot change.
+    /// On the context of a real call, whose app data is the server's and cannot change.
     #[must_use]
-    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        let Some(state) = Arc::get_mut(&mut self.info.state) else {
-            panic!("Ctx::with_state is for contexts made by Ctx::for_test; register state with ServerBuilder::state");
+    pub fn with_app_data<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        let Some(stores) = Arc::get_mut(&mut self.info.stores) else {
+            panic!(
+                "Ctx::with_app_data is for contexts made by Ctx::for_test; register app data with ServerBuilder::app_data"
+            );
         };
-        state.insert(std::any::TypeId::of::<T>(), Box::new(value));
+        stores.app_data.insert(std::any::TypeId::of::<T>(), Box::new(value));
         self
     }
 
@@ -345,7 +352,8 @@ impl<R> Ctx<R> {
         &self.info.inputs
     }
 
-    /// Shared state registered with `Server::builder(..).state(value)`, ready for `?`:
+    /// A value this process registered with `Server::builder(..).app_data(value)` (a
+    /// database pool, a config), by type, ready for `?`:
     ///
     /// ```
     /// # use mcp_runtime::prelude::*;
@@ -354,20 +362,53 @@ impl<R> Ctx<R> {
     /// /// Where the data lives.
     /// #[tool]
     /// fn database_url(ctx: &Ctx) -> Result<String, ToolError> {
-    ///     Ok(ctx.state::<Db>()?.url.clone())
+    ///     Ok(ctx.app_data::<Db>()?.url.clone())
     /// }
     /// ```
     ///
     /// A type that was never registered is the server's mistake, not the caller's: the call
     /// fails with `ConfigurationError` (-32008), not retryable, and the log names the type.
-    pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
-        let found = self.info.state.get(&std::any::TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>());
+    /// For values that must outlive the process or be shared by replicas, use
+    /// [`Ctx::state`].
+    pub fn app_data<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
+        let found = self.info.stores.app_data.get(&std::any::TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>());
         found.ok_or_else(|| {
             ToolError::configuration("The server is misconfigured: this tool cannot run.")
                 .retryable(false)
                 .hint("Do not retry; report the request id to the server operator.")
-                .with_source(MissingState(std::any::type_name::<T>()))
+                .with_source(MissingAppData(std::any::type_name::<T>()))
         })
+    }
+
+    /// The server's state store (`ServerBuilder::state_store`; in memory by default, Redis
+    /// to share it between replicas), scoped to this server and the caller's tenant: JSON
+    /// values by key, each with a time to live, and an atomic [`State::take`].
+    ///
+    /// ```
+    /// # use mcp_runtime::prelude::*;
+    /// # use std::time::Duration;
+    /// /// Remembers a value for an hour.
+    /// #[tool]
+    /// async fn remember(ctx: &Ctx, key: String, value: String) -> Result<(), ToolError> {
+    ///     ctx.state().set(&format!("memo:{key}"), &value, Duration::from_secs(3600)).await
+    /// }
+    /// ```
+    ///
+    /// A store that does not answer fails the call as retryable, reason
+    /// `state_store_unavailable`. For a yes/no from the user that must hold once, see
+    /// [`Ctx::consent`].
+    pub fn state(&self) -> State<'_> {
+        State::new(&self.info.stores, crate::ask::caller_of(&self.info.client)[2])
+    }
+
+    /// Asks the user to consent to `consent`'s action, and gives their answer only when it
+    /// redeems the record this server wrote when it asked: once, on this call, for this
+    /// caller and target. See [`Consent`].
+    pub async fn consent<T: JsonSchema + DeserializeOwned + 'static>(
+        &self,
+        consent: Consent<T>,
+    ) -> Result<Elicited<T>, ToolError> {
+        crate::consent::redeem_or_ask(self.state(), &self.info.binding, &self.info.inputs, consent).await
     }
 
     /// The HTTP request this call came in, when it came over HTTP: its method, URI, headers
@@ -569,7 +610,7 @@ pub(crate) struct Caller<'a> {
     pub(crate) channel: &'a Arc<Channel>,
     pub(crate) client: &'a Client,
     pub(crate) cancel: &'a Arc<CancelState>,
-    pub(crate) state: &'a Arc<StateMap>,
+    pub(crate) stores: &'a Arc<Stores>,
     pub(crate) notices: &'a Arc<Notices>,
     /// `ServerBuilder::error_causes`.
     pub(crate) causes: usize,
@@ -580,7 +621,8 @@ pub(crate) struct Caller<'a> {
 impl Caller<'_> {
     /// One handler call of `name` with `args` (variables or arguments, by name).
     pub(crate) fn call(&self, name: &'static str, args: Value, request_id: RequestId) -> Call {
-        self.call_with(name, args, request_id, crate::ask::Inputs::default())
+        let binding = Arc::from(crate::ask::binding(self.client, "", name));
+        self.call_with(name, args, request_id, crate::ask::Inputs::default(), &binding)
     }
 
     /// One handler call, with this round's answers to what it asked.
@@ -590,6 +632,7 @@ impl Caller<'_> {
         args: Value,
         request_id: RequestId,
         inputs: crate::ask::Inputs,
+        binding: &Arc<str>,
     ) -> Call {
         Call {
             args: Arc::new(args),
@@ -599,7 +642,8 @@ impl Caller<'_> {
                 started: Instant::now(),
                 channel: Arc::clone(self.channel),
                 client: self.client.clone(),
-                state: Arc::clone(self.state),
+                stores: Arc::clone(self.stores),
+                binding: Arc::clone(binding),
                 notices: Arc::clone(self.notices),
                 progress: None,
                 inputs,

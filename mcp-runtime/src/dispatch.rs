@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use mcp_core::{CallToolResult, Content, ErrorCode, ToolError};
 use serde_json::{Map, Value, json};
 
-use crate::ask::{self, CAPABILITY_MISSING, INVALID_STATE, Reply};
+use crate::ask::{self, CAPABILITY_MISSING, INVALID_STATE, Reply, Sealing};
 use crate::catch::{CatchUnwind, panic_text};
 use crate::channel::Channel;
 use crate::client::{Client, Era};
@@ -88,7 +88,9 @@ pub(crate) async fn call(
     }
 
     // A 2026-07-28 retry's answers and state; a 2025 request's are ignored.
-    let mut inputs = ask::incoming(client, req.input_responses.as_deref(), req.request_state.as_deref())?;
+    let binding: Arc<str> = Arc::from(ask::binding(client, "tools/call", name));
+    let sealing = Sealing { sealer: &shared.stores.sealer, binding: &binding, request_id };
+    let mut inputs = ask::incoming(client, &sealing, req.input_responses.as_deref(), req.request_state.as_deref())?;
     let progress = req.progress_token.map(|token| Arc::new(Progress::new(token)));
     // Over a 2025 session an ask is fulfilled here and the handler runs again, with the same
     // (shared) arguments.
@@ -101,7 +103,8 @@ pub(crate) async fn call(
             started,
             channel: Arc::clone(channel),
             client: client.clone(),
-            state: Arc::clone(&shared.state),
+            stores: Arc::clone(&shared.stores),
+            binding: Arc::clone(&binding),
             notices: Arc::clone(&shared.notices),
             progress: progress.clone(),
             inputs: std::mem::take(&mut inputs),
@@ -126,7 +129,7 @@ pub(crate) async fn call(
                 };
                 if client.era() == Era::Modern {
                     tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, "the handler asks the caller: input_required");
-                    return ask::modern(question, client, name).map(Reply::InputRequired);
+                    return ask::modern(question, client, name, &sealing).map(Reply::InputRequired);
                 }
                 tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, round = asked + 1, "the handler asks the caller: the shim asks the client");
                 asked += 1;

@@ -118,6 +118,7 @@ impl Server {
     }
 
     fn endpoint(&self) -> Endpoint {
+        self.shared.stores.sealer.warn_once_if_ephemeral();
         Endpoint {
             shared: Arc::clone(&self.shared),
             sessions: Mutex::new(HashMap::new()),

@@ -44,6 +44,7 @@ mod checks;
 mod client;
 mod completion;
 mod connection;
+mod consent;
 mod context;
 mod dispatch;
 mod envelope;
@@ -55,12 +56,16 @@ mod outbox;
 mod output;
 mod pending;
 mod prompts;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod request_id;
 mod resources;
 mod schema;
+mod seal;
 mod server;
 mod session;
 mod shim;
+mod state;
 mod text;
 mod transport;
 mod uri_template;
@@ -70,6 +75,7 @@ pub use args::ServeArgs;
 pub use ask::{Ask, Elicitation, Elicited, Inputs, Sampling};
 pub use completion::IntoCompletion;
 pub use connection::Connection;
+pub use consent::Consent;
 pub use context::{Ctx, Era, LogLevel};
 pub use jsonrpc::RpcError;
 pub use logging::{client_log_layer, current_request_id, init_stderr_logging};
@@ -80,10 +86,13 @@ pub use mcp_core::{
 pub use mcp_macros::{contract, errors, prompt, resource, tool};
 pub use output::Structured;
 pub use prompts::{IntoPrompt, PromptResult};
+#[cfg(feature = "redis")]
+pub use redis_store::RedisStore;
 pub use request_id::RequestId;
 pub use resources::{IntoListing, IntoResource, Resource, ResourceDir};
 pub use schemars;
-pub use server::{CacheScope, Error, PolicyRequest, Refusal, Server, ServerBuilder};
+pub use server::{CacheScope, Error, PolicyRequest, Refusal, Server, ServerBuilder, store_from_url};
+pub use state::{MemoryStore, State, StateStore, StoreError};
 pub use text::TextValue;
 
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
@@ -139,7 +148,7 @@ impl Server {
             channel: &channel,
             client: &client,
             cancel: &cancel,
-            state: &shared.state,
+            stores: &shared.stores,
             notices: &shared.notices,
             causes: shared.options.error_causes,
             ask_timeout: shared.options.ask_timeout,

@@ -210,11 +210,14 @@ pub(crate) async fn get(
         structured: true,
         causes: caller.causes,
     };
-    let inputs = ask::inputs_of(caller.client, params)?;
+    let binding = std::sync::Arc::from(ask::binding(caller.client, "prompts/get", prompt.name));
+    let sealing = ask::Sealing { sealer: &caller.stores.sealer, binding: &binding, request_id };
+    let inputs = ask::inputs_of(caller.client, &sealing, params)?;
     let run = |inputs| {
-        CatchUnwind((prompt.get)(caller.call_with(prompt.name, Value::Object(arguments.clone()), request_id, inputs)))
+        let arguments = Value::Object(arguments.clone());
+        CatchUnwind((prompt.get)(caller.call_with(prompt.name, arguments, request_id, inputs, &binding)))
     };
-    match shim::serve(caller, "prompts/get", prompt.name, inputs, run).await {
+    match shim::serve(caller, "prompts/get", prompt.name, &sealing, inputs, run).await {
         Served::Replied(Reply::Complete(result)) => {
             Ok(Reply::Complete(serde_json::to_value(result).unwrap_or_else(|_| unreachable!("messages serialize"))))
         }

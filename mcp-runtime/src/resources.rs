@@ -433,10 +433,13 @@ pub(crate) async fn read(
     let spec = &resource.spec;
     let names = resource.template.iter().flat_map(UriTemplate::variables);
     let args: Map<String, Value> = names.zip(values).map(|(n, v)| (n.to_owned(), Value::String(v))).collect();
-    let inputs = ask::inputs_of(caller.client, params)?;
-    let run =
-        |inputs| CatchUnwind((spec.read)(caller.call_with(spec.name, Value::Object(args.clone()), request_id, inputs)));
-    let body = match shim::serve(caller, "resources/read", spec.name, inputs, run).await {
+    let binding = std::sync::Arc::from(ask::binding(caller.client, "resources/read", &uri));
+    let sealing = ask::Sealing { sealer: &caller.stores.sealer, binding: &binding, request_id };
+    let inputs = ask::inputs_of(caller.client, &sealing, params)?;
+    let run = |inputs| {
+        CatchUnwind((spec.read)(caller.call_with(spec.name, Value::Object(args.clone()), request_id, inputs, &binding)))
+    };
+    let body = match shim::serve(caller, "resources/read", spec.name, &sealing, inputs, run).await {
         Served::Replied(Reply::Complete(body)) => body,
         Served::Replied(Reply::InputRequired(asked)) => return Ok(Reply::InputRequired(asked)),
         Served::Failed(err, origin, code) => {

@@ -2,7 +2,7 @@
 //! compiled into validators here, and `tools/list` pages are serialized here, so that a
 //! call does no schema work.
 
-use std::any::{Any, TypeId};
+use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -12,12 +12,14 @@ use schemars::{Schema, SchemaGenerator};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::context::{Call, Notices, StateMap};
+use crate::context::{Call, Notices};
 use crate::jsonrpc::RpcError;
 use crate::output::Output;
 use crate::prompts::{PromptDef, PromptSpec, Prompts};
 use crate::resources::{ResourceDef, ResourceSpec, Resources};
 pub use crate::schema::InputSpec;
+use crate::seal::Sealer;
+use crate::state::{AppData, StateStore, StoreError, Stores};
 
 pub use crate::context::BoxFuture;
 
@@ -98,6 +100,12 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A `requestState` sealing key is unusable (too short). Names the setting, never the key.
+    #[error("{0}")]
+    RequestStateKey(String),
+    /// The state store named by `ServerBuilder::state_store_url` cannot be used.
+    #[error("{0}")]
+    StateStore(#[from] crate::state::StoreError),
     /// `disable` or `policy` named a tool that is not registered.
     #[error("`{0}` is not a registered tool")]
     UnknownTool(String),
@@ -266,7 +274,8 @@ pub(crate) struct Shared {
     pub(crate) prompts_changed: tokio::sync::watch::Sender<u64>,
     pub(crate) options: Options,
     pub(crate) policy: Option<Box<Policy>>,
-    pub(crate) state: Arc<StateMap>,
+    /// App data, the state store and the sealer of `requestState`.
+    pub(crate) stores: Arc<Stores>,
     /// Blocking-pool threads handlers may hold at once (`max_in_flight`).
     pub(crate) blocking: Arc<tokio::sync::Semaphore>,
 }
@@ -356,7 +365,11 @@ pub struct ServerBuilder {
     specs: Vec<(ToolSpec, Option<String>)>,
     options: Options,
     policy: Option<Box<Policy>>,
-    state: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    app_data: AppData,
+    store: Result<Option<Arc<dyn StateStore>>, crate::state::StoreError>,
+    namespace: Option<String>,
+    /// The sealing keys given, each with the name of the setting it came from.
+    keys: Vec<(String, Vec<u8>)>,
     resources: Vec<ResourceSpec>,
     prompts: Vec<PromptSpec>,
 }
@@ -371,7 +384,10 @@ impl Server {
             specs: Vec::new(),
             options: Options::default(),
             policy: None,
-            state: HashMap::new(),
+            app_data: AppData::new(),
+            store: Ok(None),
+            namespace: None,
+            keys: Vec::new(),
             resources: Vec::new(),
             prompts: Vec::new(),
         }
@@ -418,9 +434,46 @@ impl ServerBuilder {
         self
     }
 
-    /// Shared state for handlers, read with `ctx.state::<T>()`. One value per type.
-    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.state.insert(TypeId::of::<T>(), Box::new(value));
+    /// A value of this process for handlers (a database pool, a config), read with
+    /// `ctx.app_data::<T>()`. One value per type. What must be shared by replicas or outlive
+    /// the process goes in the state store instead ([`ServerBuilder::state_store`]).
+    pub fn app_data<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.app_data.insert(TypeId::of::<T>(), Box::new(value));
+        self
+    }
+
+    /// The state store handlers reach with `ctx.state()`, and consent records live in
+    /// (default: a [`MemoryStore`](crate::MemoryStore) of this process). Replicas that share
+    /// one store (Redis: [`RedisStore`](crate::RedisStore), feature `redis`) behave as one.
+    pub fn state_store(mut self, store: impl StateStore) -> Self {
+        self.store = Ok(Some(Arc::new(store)));
+        self
+    }
+
+    /// The state store a URL names: `memory:`, or `redis://[user:password@]host[:port][/db]`
+    /// (feature `redis`). A URL that names no store fails [`ServerBuilder::build`].
+    pub fn state_store_url(mut self, url: &str) -> Self {
+        self.store = store_from_url(url).map(Some);
+        self
+    }
+
+    /// Scopes every key of the state store (default: the server's name), so that servers
+    /// sharing one store keep apart. Replicas of one server must agree on it.
+    pub fn state_namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// A key that seals and verifies `requestState` (HMAC-SHA256), at least 32 bytes: the
+    /// first one given seals, every one verifies, so rotation is "add the new key first, keep
+    /// the old one 15 minutes". Replicas must share the keys. `setting` names where the key
+    /// came from (an environment variable, a config key) in the error of one too short; the
+    /// key itself is never printed.
+    ///
+    /// Without a key, the server seals with a random key of its own process: states die with
+    /// it and other replicas refuse them (a warning says so when it serves HTTP).
+    pub fn request_state_key(mut self, setting: impl Into<String>, key: impl Into<Vec<u8>>) -> Self {
+        self.keys.push((setting.into(), key.into()));
         self
     }
 
@@ -589,6 +642,20 @@ impl ServerBuilder {
             serde_json::value::to_raw_value(&serde_json::json!({"name": self.name, "version": self.version}))
                 .unwrap_or_else(|_| unreachable!("two strings serialize"));
         let blocking = Arc::new(tokio::sync::Semaphore::new(self.options.max_in_flight));
+        let sealer = if self.keys.is_empty() {
+            Sealer::ephemeral(crate::seal::DEFAULT_TTL)
+        } else {
+            for (setting, key) in &self.keys {
+                crate::seal::check_key(setting, key).map_err(Error::RequestStateKey)?;
+            }
+            Sealer::new(self.keys.into_iter().map(|(_, key)| key).collect(), crate::seal::DEFAULT_TTL)
+        };
+        let stores = Arc::new(Stores {
+            app_data: self.app_data,
+            store: self.store?.unwrap_or_else(|| Arc::new(crate::state::MemoryStore::new())),
+            namespace: self.namespace.unwrap_or_else(|| self.name.clone()),
+            sealer,
+        });
         let mut resources = Resources::default();
         for spec in self.resources {
             resources
@@ -616,11 +683,30 @@ impl ServerBuilder {
                 server_info,
                 options: self.options,
                 policy: self.policy,
-                state: Arc::new(self.state),
+                stores,
                 blocking,
             }),
         })
     }
+}
+
+/// The store a URL names: `memory:` (this process only) or, with feature `redis`,
+/// `redis://[user:password@]host[:port][/db]`.
+pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
+    if url == "memory:" || url == "memory" {
+        return Ok(Arc::new(crate::state::MemoryStore::new()));
+    }
+    if url.starts_with("redis://") || url.starts_with("redis+unix://") || url.starts_with("unix://") {
+        #[cfg(feature = "redis")]
+        return Ok(Arc::new(crate::redis_store::RedisStore::open(url)?));
+        #[cfg(not(feature = "redis"))]
+        return Err(StoreError::new("redis", "this build has no Redis backend: enable feature `redis` of mcp-runtime"));
+    }
+    let scheme = url.split_once(':').map_or(url, |(scheme, _)| scheme);
+    Err(StoreError::new(
+        "url",
+        format!("unknown state store `{scheme}:`; use `memory:` or `redis://host:port` (feature `redis`)"),
+    ))
 }
 
 fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Result<Registered, Error> {
@@ -753,9 +839,15 @@ impl Server {
         self.shared.tools().all.iter().filter(|t| t.disabled.is_none()).map(|t| descriptor(t)).collect()
     }
 
-    /// Shared state registered with [`ServerBuilder::state`], from outside a handler.
-    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.shared.state.get(&TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>())
+    /// App data registered with [`ServerBuilder::app_data`], from outside a handler.
+    pub fn app_data<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.shared.stores.app_data.get(&TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>())
+    }
+
+    /// The state store handlers reach with `ctx.state()`, scoped to this server and no tenant:
+    /// to seed or inspect it from outside a handler.
+    pub fn state(&self) -> crate::state::State<'_> {
+        crate::state::State::new(&self.shared.stores, "")
     }
 
     /// Adds a tool while the server runs (or replaces the one of that name): the next

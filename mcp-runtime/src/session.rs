@@ -612,7 +612,7 @@ impl Session {
             channel: &self.channel,
             client: &client,
             cancel: &cancel,
-            state: &self.shared.state,
+            stores: &self.shared.stores,
             notices: &self.shared.notices,
             causes: self.shared.options.error_causes,
             ask_timeout: self.shared.options.ask_timeout,

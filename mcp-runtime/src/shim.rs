@@ -42,6 +42,7 @@ pub(crate) async fn serve<T, F, Fut>(
     caller: &Caller<'_>,
     asking: &str,
     name: &str,
+    sealing: &ask::Sealing<'_>,
     mut inputs: Inputs,
     mut run: F,
 ) -> Served<T>
@@ -62,7 +63,7 @@ where
             return Served::Failed(err, origin, None);
         };
         if caller.client.era() == Era::Modern {
-            return match ask::modern(question, caller.client, name) {
+            return match ask::modern(question, caller.client, name, sealing) {
                 Ok(asked) => Served::Replied(ask::Reply::InputRequired(asked)),
                 Err(e) => Served::Rpc(e),
             };

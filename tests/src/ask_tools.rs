@@ -8,7 +8,7 @@ use mcp_runtime::prelude::*;
 #[derive(Deserialize, JsonSchema)]
 pub(crate) struct Confirm {
     /// Delete it?
-    confirm: bool,
+    pub(crate) confirm: bool,
 }
 
 /// What `confirm_delete` did.

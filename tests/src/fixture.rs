@@ -409,6 +409,8 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .tool(crate::ask_tools::ask_all)
         .tool(crate::ask_tools::keep_asking)
         .tool(crate::ask_tools::count_rounds)
+        .tool(crate::state_tools::put_item)
+        .tool(crate::state_tools::delete_item)
         .policy(|req| (req.tool == "admin_reset").then(|| Refusal::because("requires an operator session")))
         .strict_resolution(strict)
 }

@@ -209,16 +209,22 @@ fn missing_wrong_or_malformed_answers_re_ask_and_malformed_fields_are_32602() {
             json!({"inputResponses": [1]}),
             "Invalid params: `inputResponses` must be an object of answers keyed like the server's `inputRequests`",
         ),
-        (
-            8,
-            json!({"requestState": 5}),
-            "Invalid params: `requestState` must be a string, echoed as the server sent it",
-        ),
     ] {
         let answer =
             modern_roundtrip(&mut client, &modern_call(id, "confirm_delete", json!({"path": "/a"}), &caps, &extra));
         assert_eq!(answer, json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": message}}));
     }
+    // A state that is not a string is refused like any state this server did not seal.
+    let mut answer = modern_roundtrip(
+        &mut client,
+        &modern_call(8, "confirm_delete", json!({"path": "/a"}), &caps, &json!({"requestState": 5})),
+    );
+    let request_id = answer["error"]["data"]["requestId"].take();
+    assert!(request_id.as_str().is_some_and(mcp_tests::client::is_request_id), "{answer}");
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 8, "error": {"code": -32602, "message": "Invalid or expired requestState", "data": {"reason": "invalid_request_state", "requestId": null}}})
+    );
     // `inputResponses` on a method that cannot ask is ignored.
     client.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {"_meta": {VERSION_KEY: MODERN, CAPS_KEY: caps}, "inputResponses": null}}));
     let answer = client.recv();

@@ -1021,6 +1021,10 @@ fn sweep_calls(path: &str) -> Vec<(&'static str, Value)> {
         // Rounds of state only: `input_required` (modern), the paced shim (legacy).
         ("count_rounds", json!({"to": 1})),
         ("count_rounds", json!({"to": "x"})),
+        // The state store: stored, then a consent the client cannot give; a missing item.
+        ("put_item", json!({"id": "sweep"})),
+        ("delete_item", json!({"id": "sweep"})),
+        ("delete_item", json!({"id": "never-stored"})),
         ("no_such_tool", json!({})),
         ("ech", json!({"text": "did you mean"})),
     ]
@@ -1073,9 +1077,11 @@ fn every_response_and_notification_of_a_fixture_sweep_matches_the_schema_of_its_
             let resp = c.answer(&id);
             assert!(resp.get("result").is_some() || resp.get("error").is_some(), "{resp}");
             if modern && resp["result"]["resultType"] == json!("input_required") {
-                // Only a tool that asks returns it, with its state and nothing to ask.
+                // Only a tool that asks returns it, with its state (sealed: never the plain
+                // "1" its handler wrote) and nothing to ask.
                 assert_eq!(name, "count_rounds", "{resp}");
-                assert_eq!(resp["result"]["requestState"], json!("1"), "{resp}");
+                let state = resp["result"]["requestState"].as_str().unwrap_or_default();
+                assert!(state.starts_with("v1.") && state.len() > 40, "{resp}");
             } else if modern && resp.get("result").is_some() {
                 assert_modern(&resp);
             }

@@ -160,14 +160,14 @@ fn a_handler_that_ends_on_cancellation_sends_nothing_and_logs_nothing_above_debu
 /// Greets someone the way the server is configured to.
 #[tool]
 fn greet(ctx: &Ctx, name: String) -> Result<String, ToolError> {
-    Ok(format!("{}, {name}", ctx.state::<Greeting>()?.0))
+    Ok(format!("{}, {name}", ctx.app_data::<Greeting>()?.0))
 }
 
 struct Greeting(&'static str);
 
 #[tokio::test]
 async fn handlers_run_directly_with_a_test_context() {
-    let ctx = Ctx::for_test().with_state(Greeting("Hello"));
+    let ctx = Ctx::for_test().with_app_data(Greeting("Hello"));
     assert_eq!(greet::handler(&ctx, "Ada".into()).expect("greets"), "Hello, Ada");
     // Without the state, the same misconfiguration a server would report.
     let bare = Ctx::for_test();

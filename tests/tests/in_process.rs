@@ -150,12 +150,12 @@ struct Greeting(&'static str);
 /// Greets someone with the server's greeting.
 #[tool]
 fn greet(ctx: &Ctx, name: String) -> Result<String, ToolError> {
-    Ok(format!("{}, {name}.", ctx.state::<Greeting>()?.0))
+    Ok(format!("{}, {name}.", ctx.app_data::<Greeting>()?.0))
 }
 
 #[tokio::test]
 async fn state_is_read_with_a_question_mark_and_missing_state_is_a_configuration_error() {
-    let with_state = RuntimeServer::builder("s", "1").tool(greet).state(Greeting("Hello")).build().expect("builds");
+    let with_state = RuntimeServer::builder("s", "1").tool(greet).app_data(Greeting("Hello")).build().expect("builds");
     assert_eq!(with_state.call("greet", json!({"name": "Ada"})).await.first_text(), Some("Hello, Ada."));
 
     let without = RuntimeServer::builder("s", "1").tool(greet).build().expect("builds");

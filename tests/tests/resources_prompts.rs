@@ -50,14 +50,14 @@ fn note(ctx: &Ctx<NoteError>, name: String) -> Result<String, ToolError> {
     if name == "locked" {
         return Err(ctx.fail(NoteError::NoteLocked));
     }
-    let path = ctx.state::<Notes>()?.0.resolve(&name)?;
+    let path = ctx.app_data::<Notes>()?.0.resolve(&name)?;
     std::fs::read_to_string(path).map_err(|_| ToolError::not_found(format!("There is no note named {name}.")))
 }
 
 // `list = fn` is awaited: a list fn must be `async` (a completer need not be).
 #[allow(clippy::unused_async)]
 async fn note_list(ctx: &Ctx) -> Result<Vec<Resource>, ToolError> {
-    let dir = ctx.state::<Notes>()?.0.path().to_owned();
+    let dir = ctx.app_data::<Notes>()?.0.path().to_owned();
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map_err(ToolError::from_error)?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -174,7 +174,7 @@ fn builder(tag: &str) -> ServerBuilder {
         .prompt(summarize)
         .prompt(spell)
         .prompt(shorten)
-        .state(Notes(dir))
+        .app_data(Notes(dir))
 }
 
 fn full(tag: &str) -> RuntimeServer {
@@ -488,7 +488,7 @@ async fn a_handler_that_finds_nothing_is_not_found_never_empty_contents() {
 #[tokio::test]
 async fn traversal_through_resource_dir_is_refused_without_showing_the_directory() {
     let server = full("traversal");
-    let dir = server.state::<Notes>().unwrap().0.path().to_str().unwrap().to_owned();
+    let dir = server.app_data::<Notes>().unwrap().0.path().to_str().unwrap().to_owned();
     let mut c = legacy(&server).await;
     for era in [L, M] {
         for (uri, name) in [

@@ -286,19 +286,16 @@ fn test_input_required_result_list_roots(ctx: &Ctx) -> Result<String, ToolError>
 }
 
 /// Asks for a confirmation with a `requestState`, and says `state-ok` once the state comes
-/// back intact.
+/// back (the runtime seals it, and refuses one that comes back changed).
 #[tool]
 fn test_input_required_result_request_state(ctx: &Ctx) -> Result<String, ToolError> {
     let inputs = ctx.inputs();
     match (inputs.state(), inputs.form::<Confirmation>("confirm")) {
-        (Some(state), Elicited::Accepted(Confirmation { ok })) => {
-            let payload = verified(ctx, state)?;
-            Ok(format!("state-ok: {payload}, confirmed: {ok}"))
-        }
+        (Some(state), Elicited::Accepted(Confirmation { ok })) => Ok(format!("state-ok: {state}, confirmed: {ok}")),
         _ => Err(ctx.ask(
             Ask::new()
                 .elicit("confirm", Elicitation::form_for::<Confirmation>("Please confirm"))
-                .state(checked_state("request-state/confirm")),
+                .state("request-state/confirm"),
         )),
     }
 }
@@ -311,10 +308,9 @@ fn test_input_required_result_multiple_inputs(ctx: &Ctx) -> Result<String, ToolE
         Elicited::Accepted(UserName { name }) => Some(name),
         _ => None,
     };
-    if let (Some(state), Some(name), Some(greeting), Some(roots)) =
+    if let (Some(_), Some(name), Some(greeting), Some(roots)) =
         (inputs.state(), name, inputs.sampled_text("greeting"), inputs.roots("client_roots"))
     {
-        verified(ctx, state)?;
         return Ok(format!("{greeting} {name}; roots: {}", uris(roots)));
     }
     Err(ctx.ask(
@@ -322,7 +318,7 @@ fn test_input_required_result_multiple_inputs(ctx: &Ctx) -> Result<String, ToolE
             .elicit("user_name", Elicitation::form_for::<UserName>("What is your name?"))
             .sample("greeting", Sampling::new(50).user("Generate a greeting"))
             .list_roots("client_roots")
-            .state(checked_state("multiple-inputs")),
+            .state("multiple-inputs"),
     ))
 }
 
@@ -330,13 +326,12 @@ fn test_input_required_result_multiple_inputs(ctx: &Ctx) -> Result<String, ToolE
 #[tool]
 fn test_input_required_result_multi_round(ctx: &Ctx) -> Result<String, ToolError> {
     let inputs = ctx.inputs();
-    let payload = inputs.state().map(|state| verified(ctx, state)).transpose()?;
-    match payload.as_deref().and_then(|p| p.strip_prefix("multi-round/")) {
+    match inputs.state().and_then(|p| p.strip_prefix("multi-round/")) {
         Some("1") => match inputs.form::<UserName>("step1") {
             Elicited::Accepted(UserName { name }) => Err(ctx.ask(
                 Ask::new()
                     .elicit("step2", Elicitation::form_for::<Colour>("Step 2: What is your favorite color?"))
-                    .state(checked_state(&format!("multi-round/2/{name}"))),
+                    .state(format!("multi-round/2/{name}")),
             )),
             _ => Err(ctx.ask(step1())),
         },
@@ -347,7 +342,7 @@ fn test_input_required_result_multi_round(ctx: &Ctx) -> Result<String, ToolError
                 _ => Err(ctx.ask(
                     Ask::new()
                         .elicit("step2", Elicitation::form_for::<Colour>("Step 2: What is your favorite color?"))
-                        .state(checked_state(&format!("multi-round/2/{name}"))),
+                        .state(format!("multi-round/2/{name}")),
                 )),
             }
         }
@@ -356,24 +351,21 @@ fn test_input_required_result_multi_round(ctx: &Ctx) -> Result<String, ToolError
 }
 
 fn step1() -> Ask {
-    Ask::new()
-        .elicit("step1", Elicitation::form_for::<UserName>("Step 1: What is your name?"))
-        .state(checked_state("multi-round/1"))
+    Ask::new().elicit("step1", Elicitation::form_for::<UserName>("Step 1: What is your name?")).state("multi-round/1")
 }
 
-/// Asks for a confirmation with integrity-checked state: a state changed on the way back is
-/// refused with the protocol error `-32602`.
+/// Asks for a confirmation with state: the runtime seals it, and refuses a state changed on
+/// the way back with the protocol error `-32602` before this handler runs again.
 #[tool]
 fn test_input_required_result_tampered_state(ctx: &Ctx) -> Result<String, ToolError> {
     let inputs = ctx.inputs();
     if let Some(state) = inputs.state() {
-        let payload = verified(ctx, state)?;
-        return Ok(format!("state-ok: {payload}"));
+        return Ok(format!("state-ok: {state}"));
     }
     Err(ctx.ask(
         Ask::new()
             .elicit("confirm", Elicitation::form_for::<Confirmation>("Please confirm"))
-            .state(checked_state("tampered-state/confirm")),
+            .state("tampered-state/confirm"),
     ))
 }
 
@@ -488,29 +480,6 @@ fn uris(roots: &[serde_json::Value]) -> String {
     uris.join(", ")
 }
 
-/// The key these tools check their state with: random per process.
-fn state_key() -> &'static std::hash::RandomState {
-    static KEY: std::sync::OnceLock<std::hash::RandomState> = std::sync::OnceLock::new();
-    KEY.get_or_init(std::hash::RandomState::new)
-}
-
-/// `payload.tag`, the tag a keyed hash of the payload. The state is not sealed by the SDK yet
-/// (plain opaque strings until sealed `requestState` lands), so these fixtures check their
-/// own: a changed state fails the check. `SipHash` with a random key detects tampering by a
-/// client that does not know the key; it is a fixture's check, not a MAC to build on.
-fn checked_state(payload: &str) -> String {
-    use std::hash::BuildHasher;
-    format!("{payload}.{:016x}", state_key().hash_one(payload))
-}
-
-/// The payload of a state written by [`checked_state`], or the `-32602` refusal of one that
-/// was changed.
-fn verified(ctx: &Ctx, state: &str) -> Result<String, ToolError> {
-    let refuse = || ctx.inputs().reject_state("it was not written by this server, or it was changed");
-    let (payload, _) = state.rsplit_once('.').ok_or_else(refuse)?;
-    if checked_state(payload) == state { Ok(payload.to_owned()) } else { Err(refuse()) }
-}
-
 /// Echoes its `region`, which 2026-07-28 HTTP clients also send as the `Mcp-Param-Region`
 /// header (`x-mcp-header`): a header that disagrees with the argument is refused (-32020).
 #[tool]
@@ -535,7 +504,7 @@ struct Running(std::sync::OnceLock<Server>);
 /// for tool-list changes are told.
 #[tool]
 fn test_trigger_tool_change(ctx: &Ctx) -> Result<String, ToolError> {
-    let Some(server) = ctx.state::<Running>()?.0.get() else {
+    let Some(server) = ctx.app_data::<Running>()?.0.get() else {
         return Err(ToolError::internal("The server is still starting.").retryable(true).hint("Retry in a moment."));
     };
     if server.remove_tool("test_dynamic_tool") {
@@ -652,7 +621,7 @@ fn test_dynamic_prompt() -> &'static str {
 /// for prompt-list changes are told.
 #[tool]
 fn test_trigger_prompt_change(ctx: &Ctx) -> Result<String, ToolError> {
-    let Some(server) = ctx.state::<Running>()?.0.get() else {
+    let Some(server) = ctx.app_data::<Running>()?.0.get() else {
         return Err(ToolError::internal("The server is still starting.").retryable(true).hint("Retry in a moment."));
     };
     if server.remove_prompt("test_dynamic_prompt") {
@@ -711,9 +680,9 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .prompt(test_prompt_with_embedded_resource)
         .prompt(test_prompt_with_image)
         .prompt(test_input_required_result_prompt)
-        .state(Running(std::sync::OnceLock::new()))
+        .app_data(Running(std::sync::OnceLock::new()))
         .build()?;
-    if let Some(running) = server.state::<Running>() {
+    if let Some(running) = server.app_data::<Running>() {
         let _ = running.0.set(server.clone());
     }
     args.serve(server).await

@@ -8,7 +8,11 @@
 //!   also for tools with an output schema (any other value, or unset: the default);
 //! - `FIXTURE_MAX_IN_FLIGHT=<calls>`, `FIXTURE_MAX_QUEUED_BYTES=<bytes>`,
 //!   `FIXTURE_DEFAULT_TIMEOUT_MS=<ms>`, `FIXTURE_ASK_TIMEOUT_MS=<ms>`: the server limits of
-//!   the same names.
+//!   the same names;
+//! - `FIXTURE_STATE_STORE=<url>`: the state store (`memory:`, the default, or
+//!   `redis://host:port`), shared by every replica given the same URL;
+//! - `FIXTURE_REQUEST_STATE_KEY=<key>`: the key that seals `requestState` (at least 32
+//!   bytes; the same on every replica). Without it, a random key of this process.
 
 fn number(name: &str) -> Option<u64> {
     let value = std::env::var(name).ok()?;
@@ -52,5 +56,18 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     if let Some(ms) = number("FIXTURE_ASK_TIMEOUT_MS") {
         builder = builder.ask_timeout(std::time::Duration::from_millis(ms));
     }
-    args.serve(builder.build()?).await
+    if let Ok(url) = std::env::var("FIXTURE_STATE_STORE") {
+        builder = builder.state_store_url(&url);
+    }
+    if let Ok(key) = std::env::var("FIXTURE_REQUEST_STATE_KEY") {
+        builder = builder.request_state_key("FIXTURE_REQUEST_STATE_KEY", key);
+    }
+    let server = match builder.build() {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("fixture-server: {e}");
+            std::process::exit(1);
+        }
+    };
+    args.serve(server).await
 }
