@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::UNIX_EPOCH;
 
-use mcp_runtime::ServerBuilder;
 use mcp_runtime::prelude::*;
+use mcp_runtime::{Consent, ServerBuilder};
 
 /// The longest note name, in characters.
 pub const MAX_NAME_CHARS: usize = 64;
@@ -401,30 +401,14 @@ async fn delete_note(
     if !tokio::fs::try_exists(&path).await? {
         return Err(missing());
     }
-    // The answer counts only for the note it was asked about: the round's state names it.
-    // (The state is not sealed yet, so this ties a retry to its question, not a consent to a
-    // user; a server-side consent record is the stronger gate.)
-    let asked_about = format!("delete/{name}");
-    let inputs = ctx.inputs();
-    let answer = if inputs.state() == Some(asked_about.as_str()) {
-        inputs.form::<ConfirmDelete>("confirm")
-    } else {
-        Elicited::Missing
-    };
-    match answer {
+    // The answer counts once, and only for the note it was asked about: the consent record
+    // written when asking is redeemed before the note is touched.
+    let question = format!("Delete the note {name:?}? This cannot be undone.");
+    let consent = Consent::<ConfirmDelete>::new(&name, question)
+        .fallback_hint("Or ask the user to delete the note's file by hand.");
+    match ctx.consent(consent).await? {
         Elicited::Accepted(ConfirmDelete { confirm: true }) => {}
-        Elicited::Accepted(ConfirmDelete { confirm: false }) | Elicited::Declined | Elicited::Cancelled => {
-            return Err(ctx.fail(DeleteError::NotConfirmed));
-        }
-        Elicited::Missing => {
-            let question = format!("Delete the note {name:?}? This cannot be undone.");
-            return Err(ctx.ask(
-                Ask::new()
-                    .elicit("confirm", Elicitation::form_for::<ConfirmDelete>(question))
-                    .state(asked_about)
-                    .fallback_hint("Or ask the user to delete the note's file by hand."),
-            ));
-        }
+        _ => return Err(ctx.fail(DeleteError::NotConfirmed)),
     }
     match tokio::fs::remove_file(&path).await {
         Ok(()) => {
@@ -698,26 +682,31 @@ mod tests {
         assert_eq!(error_of(&refused)["data"]["reason"], "client_capability_missing");
         assert!(tmp.0.join("todo.md").exists());
 
-        // The user's answer, as the client would send it back for this note.
+        // Round 1 asks (and records the question); round 2 carries the user's answer.
         let form = json!({"elicitation": {}});
-        let answered = |answer: serde_json::Value, state: &str| {
-            Ctx::for_test().with_app_data(NotesDir::open(&tmp.0).unwrap()).with_inputs(Inputs::for_test(
-                json!({"confirm": answer}),
-                Some(state),
-                Some(&form),
-            ))
-        };
-        let declined = answered(json!({"action": "decline"}), "delete/todo");
-        let err = delete_note::handler(&declined, "todo".into()).await.unwrap_err();
+        let ctx = Ctx::for_test().with_app_data(NotesDir::open(&tmp.0).unwrap());
+        let ask = |name: &'static str| delete_note::handler(&ctx, name.into());
+        let asked = ask("todo").await.unwrap_err();
+        assert!(asked.is_ask());
+        let no = ctx.next_round_for_test(&asked, json!({"consent": {"action": "decline"}}), &form);
+        let err = delete_note::handler(&no, "todo".into()).await.unwrap_err();
         assert_eq!(err.reason_str(), Some("not_confirmed"));
-        // A yes given about another note asks again.
-        let elsewhere = answered(json!({"action": "accept", "content": {"confirm": true}}), "delete/other");
+        let yes = json!({"consent": {"action": "accept", "content": {"confirm": true}}});
+        // A yes to the question about one note is no yes for another: asked again.
+        std::fs::write(tmp.0.join("other.md"), "o").unwrap();
+        let asked = ask("other").await.unwrap_err();
+        let elsewhere = ctx.next_round_for_test(&asked, yes.clone(), &form);
         assert!(delete_note::handler(&elsewhere, "todo".into()).await.unwrap_err().is_ask());
         assert!(tmp.0.join("todo.md").exists());
 
-        let yes = answered(json!({"action": "accept", "content": {"confirm": true}}), "delete/todo");
-        assert_eq!(delete_note::handler(&yes, "todo".into()).await.unwrap(), "Deleted note \"todo\".");
+        let asked = ask("todo").await.unwrap_err();
+        let confirmed = ctx.next_round_for_test(&asked, yes, &form);
+        assert_eq!(delete_note::handler(&confirmed, "todo".into()).await.unwrap(), "Deleted note \"todo\".");
         assert!(!tmp.0.join("todo.md").exists());
+        // The same answer again is no consent: it was used.
+        std::fs::write(tmp.0.join("todo.md"), "back").unwrap();
+        assert!(delete_note::handler(&confirmed, "todo".into()).await.unwrap_err().is_ask());
+        std::fs::remove_file(tmp.0.join("todo.md")).unwrap();
         let gone = server.call("delete_note", json!({"name": "todo"})).await;
         assert_eq!(error_of(&gone)["data"]["reason"], "no_such_note");
     }

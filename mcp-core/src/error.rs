@@ -116,6 +116,12 @@ impl ToolError {
         err
     }
 
+    /// What [`ToolError::__asking`] carries, left in place. Used by the runtime's test helpers.
+    #[doc(hidden)]
+    pub fn __ask(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.0.ask.as_deref()
+    }
+
     /// Takes out what [`ToolError::__asking`] carries. Used by the runtime.
     #[doc(hidden)]
     pub fn __take_ask(&mut self) -> Option<Box<dyn std::any::Any + Send + Sync>> {

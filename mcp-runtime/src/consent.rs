@@ -58,13 +58,27 @@ pub struct Consent<T> {
     target: String,
     message: String,
     digest: String,
+    fallback: Option<String>,
     _form: PhantomData<fn() -> T>,
 }
 
 impl<T: JsonSchema + DeserializeOwned + 'static> Consent<T> {
     /// Consent to act on `target` (an id, a path), asked with `message`.
     pub fn new(target: impl Into<String>, message: impl Into<String>) -> Self {
-        Consent { target: target.into(), message: message.into(), digest: String::new(), _form: PhantomData }
+        Consent {
+            target: target.into(),
+            message: message.into(),
+            digest: String::new(),
+            fallback: None,
+            _form: PhantomData,
+        }
+    }
+
+    /// What to tell a client that cannot be asked (see [`Ask::fallback_hint`]).
+    #[must_use]
+    pub fn fallback_hint(mut self, hint: impl Into<String>) -> Self {
+        self.fallback = Some(hint.into());
+        self
     }
 
     /// Binds the record to these arguments too (a digest of their JSON): an answer given for
@@ -98,7 +112,8 @@ pub(crate) async fn redeem_or_ask<T: JsonSchema + DeserializeOwned + 'static>(
     inputs: &Inputs,
     consent: Consent<T>,
 ) -> Result<Elicited<T>, ToolError> {
-    let wanted = Record { binding: binding.to_owned(), target: consent.target, digest: consent.digest };
+    let Consent { target, message, digest, fallback, .. } = consent;
+    let wanted = Record { binding: binding.to_owned(), target, digest };
     if let Some(id) = inputs.state().and_then(|s| s.strip_prefix(PREFIX)) {
         // Redeem first, whatever the answer: a record is good for one answer.
         let why = match state.take::<Record>(&record_key(id)).await? {
@@ -113,7 +128,10 @@ pub(crate) async fn redeem_or_ask<T: JsonSchema + DeserializeOwned + 'static>(
     }
     let id = fresh_id();
     state.set(&record_key(&id), &wanted, TTL).await?;
-    let ask = Ask::new().elicit(KEY, Elicitation::form_for::<T>(consent.message)).state(format!("{PREFIX}{id}"));
+    let mut ask = Ask::new().elicit(KEY, Elicitation::form_for::<T>(message)).state(format!("{PREFIX}{id}"));
+    if let Some(hint) = fallback {
+        ask = ask.fallback_hint(hint);
+    }
     Err(crate::ask::signal(ask))
 }
 

@@ -217,6 +217,29 @@ impl<R: Contract> Ctx<R> {
         self
     }
 
+    /// The context of the next round of a handler that asked (`asked`, the error it returned
+    /// from `ctx.ask(..)` or `ctx.consent(..)`), for a unit test: the client answered
+    /// `answers` (an object keyed as asked, each as a client sends it; see
+    /// [`Inputs::for_test`]) and sent back the ask's state. It shares this context's app data
+    /// and state store, so a consent recorded in one round is there to redeem in the next.
+    /// The client declared `capabilities` (answers they do not allow are dropped).
+    ///
+    /// # Panics
+    ///
+    /// When `asked` is not an ask.
+    #[must_use]
+    pub fn next_round_for_test(&self, asked: &ToolError, answers: Value, capabilities: &Value) -> Self {
+        let Some(ask) = asked.__ask().and_then(|a| a.downcast_ref::<Ask>()) else {
+            panic!("Ctx::next_round_for_test: the handler did not ask ({asked:?})");
+        };
+        Ctx::from_call(CallInfo {
+            stores: Arc::clone(&self.info.stores),
+            binding: Arc::clone(&self.info.binding),
+            inputs: Inputs::for_test(answers, ask.state.as_deref(), Some(capabilities)),
+            ..Ctx::<R>::for_test().info
+        })
+    }
+
     /// Marks a context made by [`Ctx::for_test`] as cancelled by the client, to test how a
     /// handler ends then: `ctx.is_cancelled()` turns `true` and `ctx.cancelled()` resolves.
     pub fn cancel_for_test(&self) {

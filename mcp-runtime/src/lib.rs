@@ -16,7 +16,9 @@
 //! A handler that asks the caller (`ctx.ask`) ends its run with an `ask::Ask` that `dispatch`
 //! takes out of the error before anything classifies it. `ask` holds what both eras share
 //! (the capability gate and answer filter, reading a retry's `inputResponses`/`requestState`,
-//! writing the `input_required` result); a 2026-07-28 call ends there. Over a 2025 session
+//! writing the `input_required` result); a 2026-07-28 call ends there. `ask` opens the
+//! retry's `requestState` before the handler runs and seals the state it sends, with `seal`
+//! (the key ring and the token format). Over a 2025 session
 //! `dispatch` hands the ask to `shim`, which sends the requests to the client on the call's
 //! channel and waits in `pending` for the answers (routed there by `session` from the
 //! client's responses and progress), then runs the handler again with them.
@@ -27,13 +29,18 @@
 //! handler (a template's variables matched by `uri_template`, read from text by `text`), run it
 //! caught (`catch`), and turn a failure into a JSON-RPC error with `envelope::fail_rpc`.
 //!
+//! What a handler keeps between calls lives in `state` (the `StateStore` trait, the memory
+//! store, the scoped `State` handle that `Ctx::state` gives, the server's app data) and
+//! `redis_store` (feature `redis`); `consent` builds on it: a record written when asking,
+//! redeemed once with `take` on the retry.
+//!
 //! Three axes stay apart. A transport moves bytes and knows nothing of tools or eras (it
 //! reads the era only to give HTTP statuses and cancel-on-close their meaning). The era is
 //! one per-request value, `client::Client`, that every layer below the session reads: log
 //! thresholds, capabilities, `Ctx::era`. The tools (the registry in `server`, with `schema`
 //! making each tool's schemas once) and the other features know nothing of transports. Modules
-//! import only modules below them: `pending`, `client`, `channel`, `logging`, `ask`,
-//! `context`, `completion`, `shim`, `resources`, `prompts`, `server`, `features`, `dispatch`,
+//! import only modules below them: `pending`, `client`, `channel`, `logging`, `seal`,
+//! `state`, `redis_store`, `ask`, `consent`, `context`, `completion`, `shim`, `resources`, `prompts`, `server`, `features`, `dispatch`,
 //! `session`, then the transports and `args` (`--http`/`--stateless`).
 
 mod args;

@@ -255,7 +255,7 @@ fn consent_steps(session: &mut Session, dir: &Path) -> Result<usize, String> {
                 "name": "delete_note",
                 "arguments": {"name": "standup"},
                 "_meta": asking,
-                "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}},
+                "inputResponses": {"consent": {"action": "accept", "content": {"confirm": true}}},
                 "requestState": question["result"]["requestState"],
             });
             let done = session.request("tools/call", retry)?;
