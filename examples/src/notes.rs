@@ -565,7 +565,6 @@ pub fn builder(dir: NotesDir) -> ServerBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_runtime::Inputs;
     use serde_json::{Value, json};
 
     /// A fresh directory under the system temp dir, removed on drop.
