@@ -136,6 +136,12 @@ fn a_sealed_state_opens_only_unchanged_and_for_its_own_tool_and_a_consent_acts_o
     let extra = json!({"inputResponses": accepted(true), "requestState": state});
     assert_refused(&roundtrip(modern_call(5, "confirm_delete", json!({"path": "a"}), &extra)), 5);
 
+    // A retry that fails before the handler (arguments the schema refuses) takes nothing:
+    // the consent is still there for the retry that follows.
+    let refused = roundtrip(modern_call(50, "delete_item", json!({"id": 5}), &extra));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert!(error_text(&refused).contains("Invalid arguments for tool delete_item"), "{refused}");
+
     // The accepted retry deletes, once; the same retry again is asked again, with a new state.
     let deleted = roundtrip(modern_call(6, "delete_item", json!({"id": "a"}), &extra));
     assert_eq!(deleted["result"]["structuredContent"], json!({"deleted": "a"}), "{deleted}");
