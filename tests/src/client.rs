@@ -261,9 +261,14 @@ impl Client {
             } else if let Some(sid) = sid.as_deref() {
                 headers.push(("Mcp-Session-Id", sid));
             }
-            let Ok(mut response) = crate::http::request(port, "POST", "/mcp", &headers, &body) else {
-                let _ = begun.send(());
-                return;
+            let mut response = match crate::http::request(port, "POST", "/mcp", &headers, &body) {
+                Ok(response) => response,
+                Err(e) => {
+                    // Said, not dropped: a test waiting for the answer sees why none came.
+                    let _ = lines.send(json!({"harness_error": format!("POST to 127.0.0.1:{port} failed: {e}")}).to_string());
+                    let _ = begun.send(());
+                    return;
+                }
             };
             if let Some(minted) = response.header("mcp-session-id") {
                 *session.lock().unwrap() = Some(minted.to_owned());
