@@ -206,18 +206,45 @@ impl Client {
 
     /// Spawns a server binary serving Streamable HTTP on a free port (`--http`, then
     /// `args`), and talks to it at `/mcp`.
+    ///
+    /// The server binds port 0 and the port is read from its start-up log line (`serving MCP
+    /// over HTTP at /mcp address=127.0.0.1:<port>`), so no other process can take the port
+    /// between choosing it and binding it.
     pub fn spawn_http(path: &str, env: &[(&str, &str)], args: &[&str]) -> Client {
-        let port = crate::http::free_port();
         let mut cmd = Command::new(path);
-        cmd.arg("--http").arg(format!("127.0.0.1:{port}")).args(args);
+        cmd.arg("--http").arg("127.0.0.1:0").args(args);
         cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
         for (k, v) in env {
             cmd.env(k, v);
         }
+        // The start-up line is at info: keep it when a filter would hide it.
+        let filter = env
+            .iter()
+            .find(|(k, _)| *k == "RUST_LOG")
+            .map(|(_, v)| (*v).to_owned())
+            .or_else(|| std::env::var("RUST_LOG").ok());
+        if let Some(filter) = filter.filter(|f| !["info", "debug", "trace"].iter().any(|l| f.contains(l))) {
+            cmd.env("RUST_LOG", format!("{filter},mcp_runtime::http=info"));
+        }
         let mut child = cmd.spawn().expect("spawn the server");
-        let stderr_buf = std::sync::Arc::default();
+        let stderr_buf: std::sync::Arc<std::sync::Mutex<String>> = std::sync::Arc::default();
         drain_into(child.stderr.take().expect("stderr"), std::sync::Arc::clone(&stderr_buf));
-        assert!(crate::http::wait_listening(port), "the server did not listen on {port}");
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let port = loop {
+            let log = stderr_buf.lock().unwrap().clone();
+            let port = log.lines().find(|l| l.contains("serving MCP over HTTP")).and_then(|l| {
+                let address = l.split_once("address=127.0.0.1:")?.1;
+                address.split(|c: char| !c.is_ascii_digit()).next()?.parse::<u16>().ok()
+            });
+            if let Some(port) = port {
+                break port;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server did not say where it listens within 10 s; its stderr:\n{log}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
         let (tx, rx) = mpsc::channel();
         Client {
             child,
@@ -265,7 +292,8 @@ impl Client {
                 Ok(response) => response,
                 Err(e) => {
                     // Said, not dropped: a test waiting for the answer sees why none came.
-                    let _ = lines.send(json!({"harness_error": format!("POST to 127.0.0.1:{port} failed: {e}")}).to_string());
+                    let _ = lines
+                        .send(json!({"harness_error": format!("POST to 127.0.0.1:{port} failed: {e}")}).to_string());
                     let _ = begun.send(());
                     return;
                 }
