@@ -736,18 +736,43 @@ pub(crate) fn caller_of(_client: &Client) -> [&str; 3] {
     ["", "", ""]
 }
 
-/// What a sealed state and a consent record are bound to: the caller ([`caller_of`]) and the
-/// operation (`method` and its tool or prompt name, or resource URI), as one JSON array.
-pub(crate) fn binding(client: &Client, method: &str, target: &str) -> String {
-    let [client_id, subject, tenant] = caller_of(client);
-    serde_json::to_string(&[client_id, subject, tenant, method, target]).unwrap_or_default()
+/// What a handler runs for: a method and its tool or prompt name, or resource URI. Kept as
+/// given, and turned into a binding only when a state is sealed or opened, or a consent
+/// recorded, so that a call that does neither allocates nothing for it.
+#[derive(Clone, Debug)]
+pub(crate) struct Operation {
+    method: &'static str,
+    name: &'static str,
+    uri: Option<Arc<str>>,
 }
 
-/// How one request's state is sealed and opened: the server's key ring, what the state is
-/// bound to, and the request id a refusal names.
+impl Operation {
+    /// `tools/call` of tool `name`, `prompts/get` of prompt `name`, or (for a completer or a
+    /// lister, which cannot ask) `""`.
+    pub(crate) fn named(method: &'static str, name: &'static str) -> Operation {
+        Operation { method, name, uri: None }
+    }
+
+    /// `resources/read` of `uri` (by resource `name`).
+    pub(crate) fn read(name: &'static str, uri: Arc<str>) -> Operation {
+        Operation { method: "resources/read", name, uri: Some(uri) }
+    }
+
+    /// What a sealed state and a consent record are bound to: the caller ([`caller_of`]) and
+    /// this operation, as one JSON array.
+    pub(crate) fn binding(&self, client: &Client) -> String {
+        let [client_id, subject, tenant] = caller_of(client);
+        let target = self.uri.as_deref().unwrap_or(self.name);
+        serde_json::to_string(&[client_id, subject, tenant, self.method, target]).unwrap_or_default()
+    }
+}
+
+/// How one request's state is sealed and opened: the server's key ring, who calls what, and
+/// the request id a refusal names.
 pub(crate) struct Sealing<'a> {
     pub(crate) sealer: &'a Sealer,
-    pub(crate) binding: &'a str,
+    pub(crate) client: &'a Client,
+    pub(crate) operation: &'a Operation,
     pub(crate) request_id: RequestId,
 }
 
@@ -784,7 +809,8 @@ pub(crate) fn incoming(
                 .map(std::borrow::Cow::Borrowed)
                 .or_else(|_| serde_json::from_str::<String>(raw.get()).map(std::borrow::Cow::Owned))
                 .map_err(|_| sealing.refuse(&"not a string"))?;
-            Some(sealing.sealer.open(&token, sealing.binding).map_err(|why| sealing.refuse(&why))?)
+            let binding = sealing.operation.binding(sealing.client);
+            Some(sealing.sealer.open(&token, &binding).map_err(|why| sealing.refuse(&why))?)
         }
     };
     let answers = match responses {
@@ -859,7 +885,7 @@ pub(crate) fn modern(ask: Ask, client: &Client, tool: &str, sealing: &Sealing<'_
         })
         .collect();
     // The one place outgoing state is written: sealed, bound to this caller and operation.
-    let state = ask.state.map(|state| sealing.sealer.seal(&state, sealing.binding));
+    let state = ask.state.map(|state| sealing.sealer.seal(&state, &sealing.operation.binding(sealing.client)));
     Ok(Asked { requests, state })
 }
 
@@ -1023,7 +1049,14 @@ mod tests {
                 .list_roots("where")
         };
         let sealer = Sealer::ephemeral(crate::seal::DEFAULT_TTL);
-        let sealing = Sealing { sealer: &sealer, binding: "[]", request_id: RequestId::generate() };
+        let client_of_sealing = client(json!({}));
+        let operation = Operation::named("tools/call", "t");
+        let sealing = Sealing {
+            sealer: &sealer,
+            client: &client_of_sealing,
+            operation: &operation,
+            request_id: RequestId::generate(),
+        };
         let modern = |ask, client: &Client, tool| modern(ask, client, tool, &sealing);
         let err = modern(ask(), &client(json!({"sampling": {}})), "t").unwrap_err();
         assert_eq!(err.code, -32021);

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::ask::{Ask, CAPABILITY_MISSING, Elicited, Inputs, has_capability};
+use crate::ask::{Ask, CAPABILITY_MISSING, Elicited, Inputs, Operation, has_capability};
 use crate::channel::Channel;
 use crate::client::Client;
 pub use crate::client::{Era, LogLevel};
@@ -90,7 +90,7 @@ impl CallInfo {
             channel: Arc::clone(&self.channel),
             client: self.client.clone(),
             stores: Arc::clone(&self.stores),
-            binding: Arc::clone(&self.binding),
+            operation: self.operation.clone(),
             notices: Arc::clone(&self.notices),
             progress: self.progress.clone(),
             inputs: self.inputs.clone(),
@@ -121,8 +121,9 @@ pub struct CallInfo {
     pub(crate) client: Client,
     /// The server's app data, state store and sealer.
     pub(crate) stores: Arc<Stores>,
-    /// Who calls what (`ask::binding`): what sealed state and consent records are bound to.
-    pub(crate) binding: Arc<str>,
+    /// What the handler runs for: with the client, what sealed state and consent records
+    /// are bound to.
+    pub(crate) operation: Operation,
     pub(crate) notices: Arc<Notices>,
     pub(crate) progress: Option<Arc<Progress>>,
     /// This round's answers to what the handler asked (`Ctx::ask`), and its state.
@@ -184,7 +185,7 @@ impl<R: Contract> Ctx<R> {
             channel: Arc::new(Channel::new(None, None)),
             client: Client::Legacy(Arc::default()),
             stores: Arc::default(),
-            binding: Arc::from(crate::ask::binding(&Client::Legacy(Arc::default()), "tools/call", "for_test")),
+            operation: Operation::named("tools/call", "for_test"),
             notices: Arc::default(),
             progress: None,
             inputs: Inputs::default(),
@@ -234,7 +235,7 @@ impl<R: Contract> Ctx<R> {
         };
         Ctx::from_call(CallInfo {
             stores: Arc::clone(&self.info.stores),
-            binding: Arc::clone(&self.info.binding),
+            operation: self.info.operation.clone(),
             inputs: Inputs::for_test(answers, ask.state.as_deref(), Some(capabilities)),
             ..Ctx::<R>::for_test().info
         })
@@ -431,7 +432,8 @@ impl<R> Ctx<R> {
         &self,
         consent: Consent<T>,
     ) -> Result<Elicited<T>, ToolError> {
-        crate::consent::redeem_or_ask(self.state(), &self.info.binding, &self.info.inputs, consent).await
+        let binding = self.info.operation.binding(&self.info.client);
+        crate::consent::redeem_or_ask(self.state(), &binding, &self.info.inputs, consent).await
     }
 
     /// The HTTP request this call came in, when it came over HTTP: its method, URI, headers
@@ -644,8 +646,7 @@ pub(crate) struct Caller<'a> {
 impl Caller<'_> {
     /// One handler call of `name` with `args` (variables or arguments, by name).
     pub(crate) fn call(&self, name: &'static str, args: Value, request_id: RequestId) -> Call {
-        let binding = Arc::from(crate::ask::binding(self.client, "", name));
-        self.call_with(name, args, request_id, crate::ask::Inputs::default(), &binding)
+        self.call_with(name, args, request_id, crate::ask::Inputs::default(), &Operation::named("", name))
     }
 
     /// One handler call, with this round's answers to what it asked.
@@ -655,7 +656,7 @@ impl Caller<'_> {
         args: Value,
         request_id: RequestId,
         inputs: crate::ask::Inputs,
-        binding: &Arc<str>,
+        operation: &Operation,
     ) -> Call {
         Call {
             args: Arc::new(args),
@@ -666,7 +667,7 @@ impl Caller<'_> {
                 channel: Arc::clone(self.channel),
                 client: self.client.clone(),
                 stores: Arc::clone(self.stores),
-                binding: Arc::clone(binding),
+                operation: operation.clone(),
                 notices: Arc::clone(self.notices),
                 progress: None,
                 inputs,

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use mcp_core::{CallToolResult, Content, ErrorCode, ToolError};
 use serde_json::{Map, Value, json};
 
-use crate::ask::{self, CAPABILITY_MISSING, INVALID_STATE, Reply, Sealing};
+use crate::ask::{self, CAPABILITY_MISSING, INVALID_STATE, Operation, Reply, Sealing};
 use crate::catch::{CatchUnwind, panic_text};
 use crate::channel::Channel;
 use crate::client::{Client, Era};
@@ -88,8 +88,8 @@ pub(crate) async fn call(
     }
 
     // A 2026-07-28 retry's answers and state; a 2025 request's are ignored.
-    let binding: Arc<str> = Arc::from(ask::binding(client, "tools/call", name));
-    let sealing = Sealing { sealer: &shared.stores.sealer, binding: &binding, request_id };
+    let operation = Operation::named("tools/call", tool.spec.name);
+    let sealing = Sealing { sealer: &shared.stores.sealer, client, operation: &operation, request_id };
     let mut inputs = ask::incoming(client, &sealing, req.input_responses.as_deref(), req.request_state.as_deref())?;
     let progress = req.progress_token.map(|token| Arc::new(Progress::new(token)));
     // Over a 2025 session an ask is fulfilled here and the handler runs again, with the same
@@ -104,7 +104,7 @@ pub(crate) async fn call(
             channel: Arc::clone(channel),
             client: client.clone(),
             stores: Arc::clone(&shared.stores),
-            binding: Arc::clone(&binding),
+            operation: operation.clone(),
             notices: Arc::clone(&shared.notices),
             progress: progress.clone(),
             inputs: std::mem::take(&mut inputs),

@@ -210,12 +210,13 @@ pub(crate) async fn get(
         structured: true,
         causes: caller.causes,
     };
-    let binding = std::sync::Arc::from(ask::binding(caller.client, "prompts/get", prompt.name));
-    let sealing = ask::Sealing { sealer: &caller.stores.sealer, binding: &binding, request_id };
+    let operation = ask::Operation::named("prompts/get", prompt.name);
+    let sealing =
+        ask::Sealing { sealer: &caller.stores.sealer, client: caller.client, operation: &operation, request_id };
     let inputs = ask::inputs_of(caller.client, &sealing, params)?;
     let run = |inputs| {
         let arguments = Value::Object(arguments.clone());
-        CatchUnwind((prompt.get)(caller.call_with(prompt.name, arguments, request_id, inputs, &binding)))
+        CatchUnwind((prompt.get)(caller.call_with(prompt.name, arguments, request_id, inputs, &operation)))
     };
     match shim::serve(caller, "prompts/get", prompt.name, &sealing, inputs, run).await {
         Served::Replied(Reply::Complete(result)) => {

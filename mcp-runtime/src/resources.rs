@@ -433,11 +433,18 @@ pub(crate) async fn read(
     let spec = &resource.spec;
     let names = resource.template.iter().flat_map(UriTemplate::variables);
     let args: Map<String, Value> = names.zip(values).map(|(n, v)| (n.to_owned(), Value::String(v))).collect();
-    let binding = std::sync::Arc::from(ask::binding(caller.client, "resources/read", &uri));
-    let sealing = ask::Sealing { sealer: &caller.stores.sealer, binding: &binding, request_id };
+    let operation = ask::Operation::read(spec.name, std::sync::Arc::from(uri.as_str()));
+    let sealing =
+        ask::Sealing { sealer: &caller.stores.sealer, client: caller.client, operation: &operation, request_id };
     let inputs = ask::inputs_of(caller.client, &sealing, params)?;
     let run = |inputs| {
-        CatchUnwind((spec.read)(caller.call_with(spec.name, Value::Object(args.clone()), request_id, inputs, &binding)))
+        CatchUnwind((spec.read)(caller.call_with(
+            spec.name,
+            Value::Object(args.clone()),
+            request_id,
+            inputs,
+            &operation,
+        )))
     };
     let body = match shim::serve(caller, "resources/read", spec.name, &sealing, inputs, run).await {
         Served::Replied(Reply::Complete(body)) => body,
