@@ -444,7 +444,7 @@ impl ServerBuilder {
 
     /// The state store handlers reach with `ctx.state()`, and consent records live in
     /// (default: a [`MemoryStore`](crate::MemoryStore) of this process). Replicas that share
-    /// one store (Redis: [`RedisStore`](crate::RedisStore), feature `redis`) behave as one.
+    /// one store (Redis: `RedisStore`, feature `redis`) behave as one.
     pub fn state_store(mut self, store: impl StateStore) -> Self {
         self.store = Ok(Some(Arc::new(store)));
         self
