@@ -56,6 +56,8 @@ mod context;
 mod dispatch;
 mod envelope;
 mod features;
+#[doc(hidden)]
+pub mod fuzzing;
 mod http;
 mod jsonrpc;
 mod logging;

@@ -1,0 +1,194 @@
+//! The properties the fuzz targets (`fuzz/`) check, written once: their smoke runs in
+//! `tests/tests/fuzz_smoke.rs` (proptest, on stable, in `scripts/test.sh`) and the long
+//! campaigns (`cargo fuzz`) call the same functions. Each returns `Err` with what broke, never
+//! panics on its own account: a panic is the code under test's.
+
+use std::time::Duration;
+
+use mcp_runtime::fuzzing::StateSealer;
+use mcp_runtime::{Server, ServerBuilder};
+use serde_json::Value;
+
+/// Text that must never reach a client unless the client sent it: panic payloads, source
+/// paths, backtraces.
+const LEAKS: &[&str] = &["panicked at", "stack backtrace", "/rustc/", ".cargo/registry", "RUST_BACKTRACE", ".rs:"];
+
+/// One JSON-RPC line through a whole session of the fixture server.
+pub struct SessionTarget {
+    runtime: tokio::runtime::Runtime,
+    server: Server,
+}
+
+impl Default for SessionTarget {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SessionTarget {
+    /// The fixture server, with short time limits so that no input can hold a check up.
+    pub fn new() -> SessionTarget {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+        let server = crate::fixture::builder(false)
+            .default_timeout(Duration::from_millis(200))
+            .ask_timeout(Duration::from_millis(100));
+        let server = ServerBuilder::build(server).expect("the fixture server builds");
+        SessionTarget { runtime, server }
+    }
+
+    /// Sends `line` on a fresh connection (initialized first when `legacy`; a modern line
+    /// carries its own `_meta` claim, or is refused as one without), and checks what came back:
+    /// - every line out is a JSON-RPC 2.0 message: a response with an id and exactly one of
+    ///   `result` / `error` (an error with an integer code and a string message), or a
+    ///   notification;
+    /// - a request with a string or number id gets exactly one response, with that id
+    ///   (`subscriptions/listen`, a stream, at most one); a notification gets none;
+    /// - anything else gets at most one response, an error;
+    /// - nothing out carries a panic payload, a source path or a backtrace that the input did
+    ///   not.
+    pub fn check(&self, legacy: bool, line: &str) -> Result<(), String> {
+        self.runtime.block_on(async {
+            let mut connection = self.server.connect();
+            if legacy {
+                let init = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}"#;
+                connection.send(init).await;
+                connection.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+            }
+            let out = tokio::time::timeout(Duration::from_secs(5), connection.send(line))
+                .await
+                .map_err(|_| format!("no answer within 5 s to {line:?}"))?;
+            check_answers(line, &out)
+        })
+    }
+}
+
+/// What the input asks for, as far as the answer depends on it.
+enum Expect {
+    /// A request: exactly one response with this id (at most one for a stream).
+    Response(Value, bool),
+    /// A notification: no response.
+    Nothing,
+    /// Anything else: at most one response, an error.
+    AnError,
+}
+
+fn expect(line: &str) -> Expect {
+    let Ok(Value::Object(message)) = serde_json::from_str::<Value>(line) else { return Expect::AnError };
+    if message.get("jsonrpc") != Some(&Value::from("2.0")) {
+        return Expect::AnError;
+    }
+    let Some(method) = message.get("method").and_then(Value::as_str) else { return Expect::AnError };
+    match message.get("id") {
+        None => Expect::Nothing,
+        // MCP's `RequestId` is `string | number`: a fractional number is an id too.
+        Some(id) if id.is_string() || id.is_number() => Expect::Response(id.clone(), method == "subscriptions/listen"),
+        Some(_) => Expect::AnError,
+    }
+}
+
+fn check_answers(line: &str, out: &[String]) -> Result<(), String> {
+    let mut responses = Vec::new();
+    for text in out {
+        for leak in LEAKS {
+            if text.contains(leak) && !line.contains(leak) {
+                return Err(format!("{leak:?} reached the client: {text}"));
+            }
+        }
+        let message: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e}): {text}"))?;
+        if message.get("jsonrpc") != Some(&Value::from("2.0")) {
+            return Err(format!("not JSON-RPC 2.0: {text}"));
+        }
+        if let Some(id) = message.get("id") {
+            let (result, error) = (message.get("result"), message.get("error"));
+            match (result, error) {
+                (Some(_), None) => {}
+                (None, Some(error)) if error["code"].is_i64() && error["message"].is_string() => {}
+                _ => return Err(format!("a response needs exactly one of result / error (code, message): {text}")),
+            }
+            responses.push((id.clone(), error.is_some()));
+        } else if !message.get("method").is_some_and(Value::is_string) {
+            return Err(format!("neither a response nor a notification: {text}"));
+        }
+    }
+    match expect(line) {
+        Expect::Response(id, stream) => {
+            let with_id = responses.iter().filter(|(r, _)| *r == id).count();
+            let ok = if stream { with_id <= 1 } else { with_id == 1 };
+            if !ok || responses.len() != with_id {
+                return Err(format!(
+                    "request id {id} got {with_id} responses with its id, {} in all: {out:?}",
+                    responses.len()
+                ));
+            }
+        }
+        Expect::Nothing if !responses.is_empty() => return Err(format!("a notification was answered: {out:?}")),
+        Expect::Nothing => {}
+        Expect::AnError => {
+            if responses.len() > 1 || responses.iter().any(|(_, error)| !error) {
+                return Err(format!("a message that is not a request got {out:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A token the sealer did not make never opens.
+pub fn check_foreign_state(sealer: &StateSealer, token: &str, binding: &str) -> Result<(), String> {
+    match sealer.open(token, binding) {
+        Ok(state) => Err(format!("a token this sealer did not make opened: {token:?} → {state:?}")),
+        Err(_) => Ok(()),
+    }
+}
+
+/// A sealed state opens as itself for its binding, for no other binding, and not once any one
+/// character of it is changed (`at` picks which; `to` what it becomes).
+pub fn check_sealed_state(
+    sealer: &StateSealer,
+    state: &str,
+    binding: &str,
+    other: &str,
+    at: usize,
+    to: char,
+) -> Result<(), String> {
+    let token = sealer.seal(state, binding);
+    match sealer.open(&token, binding) {
+        Ok(opened) if opened == state => {}
+        other => return Err(format!("{state:?} sealed as {token:?} opened as {other:?}")),
+    }
+    if other != binding && sealer.open(&token, other).is_ok() {
+        return Err(format!("a state sealed for {binding:?} opened for {other:?}"));
+    }
+    let mut chars: Vec<char> = token.chars().collect();
+    let at = at % chars.len();
+    if chars[at] != to {
+        chars[at] = to;
+        let changed: String = chars.into_iter().collect();
+        if let Ok(opened) = sealer.open(&changed, binding) {
+            return Err(format!("{token:?} changed at {at} to {changed:?} still opened, as {opened:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// A URI template and a URI: parsing and matching end (no panic), a match has one value per
+/// variable, and a simple variable's value holds no `/` that the URI did not escape.
+pub fn check_uri_template(template: &str, uri: &str) -> Result<(), String> {
+    let Ok(matched) = mcp_runtime::fuzzing::match_uri_template(template, uri) else { return Ok(()) };
+    let Some(values) = matched else { return Ok(()) };
+    let variables: Vec<&str> =
+        template.split('{').skip(1).filter_map(|rest| rest.split_once('}').map(|(v, _)| v)).collect();
+    if values.len() != variables.len() {
+        return Err(format!(
+            "{template:?} matched {uri:?} with {} values for {} variables",
+            values.len(),
+            variables.len()
+        ));
+    }
+    let encoded_slash = uri.contains("%2F") || uri.contains("%2f");
+    for (variable, value) in variables.iter().zip(&values) {
+        if !variable.starts_with('+') && value.contains('/') && !encoded_slash {
+            return Err(format!("simple variable {{{variable}}} of {template:?} took {value:?} from {uri:?}"));
+        }
+    }
+    Ok(())
+}

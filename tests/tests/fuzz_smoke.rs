@@ -1,0 +1,162 @@
+//! A short run of every fuzz target's properties (`mcp_tests::props`) on generated inputs, on
+//! stable Rust: what `scripts/test.sh` runs on every change. The long campaigns are
+//! `fuzz/` (`cargo fuzz`), which check the same properties on what libFuzzer finds.
+
+use mcp_runtime::fuzzing::StateSealer;
+use mcp_tests::props::{SessionTarget, check_foreign_state, check_sealed_state, check_uri_template};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+/// Cases per property: `FUZZ_SMOKE_CASES`, or 2,000 (a few seconds each).
+fn cases() -> u32 {
+    std::env::var("FUZZ_SMOKE_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(2000)
+}
+
+/// Any JSON value, a few levels deep.
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+        ".{0,24}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
+            prop::collection::btree_map(".{0,12}", inner, 0..6).prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Methods of both eras, some removed or unknown.
+fn method() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "tools/call",
+            "tools/list",
+            "initialize",
+            "ping",
+            "server/discover",
+            "resources/list",
+            "resources/read",
+            "resources/templates/list",
+            "resources/subscribe",
+            "prompts/list",
+            "prompts/get",
+            "completion/complete",
+            "logging/setLevel",
+            "subscriptions/listen",
+            "notifications/cancelled",
+            "notifications/initialized",
+            "notifications/progress",
+        ])
+        .prop_map(str::to_owned),
+        "[a-z/]{0,20}",
+    ]
+}
+
+/// Names of the fixture tools, and a few others.
+fn tool() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "echo",
+            "add",
+            "search_docs",
+            "sleep_ms",
+            "fetch_items",
+            "boom",
+            "bad_output",
+            "legacy_report",
+            "admin_reset",
+            "file_size",
+            "locate",
+            "facet",
+            "configure",
+            "choose",
+            "register",
+            "find",
+            "tree_sum",
+            "work",
+            "whoami",
+            "wait_cancel",
+            "log_sources",
+            "pause_stream",
+            "confirm_delete",
+            "summarize",
+            "list_roots",
+            "ask_all",
+            "keep_asking",
+            "count_rounds",
+            "put_item",
+            "delete_item",
+        ])
+        .prop_map(str::to_owned),
+        ".{0,12}",
+    ]
+}
+
+/// A JSON-RPC message of either era: mostly well-formed, with an id of any type.
+fn message() -> impl Strategy<Value = (bool, String)> {
+    let id = prop_oneof![
+        any::<i64>().prop_map(Value::from),
+        "[a-z0-9]{0,8}".prop_map(Value::from),
+        Just(Value::Null),
+        Just(json!(1.5)),
+        Just(json!({"id": 1})),
+    ];
+    let call = (tool(), any_json()).prop_map(|(name, args)| json!({"name": name, "arguments": args}));
+    let params = prop_oneof![3 => call, 1 => any_json()];
+    (any::<bool>(), method(), prop::option::of(id), params, any::<bool>()).prop_map(|(legacy, method, id, params, meta)| {
+        let mut params = params;
+        if !legacy && meta && let Value::Object(map) = &mut params {
+            map.insert(
+                "_meta".into(),
+                json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}),
+            );
+        }
+        let mut message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        if let Some(id) = id {
+            message["id"] = id;
+        }
+        (legacy, message.to_string())
+    })
+}
+
+thread_local! {
+    static SESSION: SessionTarget = SessionTarget::new();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_jsonrpc_message_through_a_session((legacy, line) in message()) {
+        SESSION.with(|s| s.check(legacy, &line)).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn any_line_through_a_session(legacy in any::<bool>(), line in prop_oneof![".{0,64}", any_json().prop_map(|v| v.to_string())]) {
+        SESSION.with(|s| s.check(legacy, &line)).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn a_token_the_sealer_did_not_make_never_opens(token in prop_oneof![".{0,80}", "v1\\.[A-Za-z0-9_-]{0,60}\\.[A-Za-z0-9_-]{0,50}"], binding in ".{0,20}") {
+        let sealer = StateSealer::new(b"0123456789abcdef0123456789abcdef");
+        check_foreign_state(&sealer, &token, &binding).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn a_sealed_state_opens_only_unchanged_and_for_its_binding(state in ".{0,64}", binding in ".{0,24}", other in ".{0,24}", at in any::<usize>(), to in any::<char>()) {
+        let sealer = StateSealer::new(b"0123456789abcdef0123456789abcdef");
+        check_sealed_state(&sealer, &state, &binding, &other, at, to).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn uri_templates_match_or_refuse_without_panicking(
+        template in prop_oneof!["[a-z]{1,5}://(\\{\\+?[a-z]{1,4}\\}|[a-z/.%]{0,6}){0,4}", ".{0,24}"],
+        uri in prop_oneof!["[a-z]{1,5}://[a-z0-9/.%]{0,24}", ".{0,32}"],
+    ) {
+        check_uri_template(&template, &uri).map_err(TestCaseError::fail)?;
+    }
+}
