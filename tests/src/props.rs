@@ -192,3 +192,93 @@ pub fn check_uri_template(template: &str, uri: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// One HTTP request through the Streamable HTTP endpoint, in-process (with sessions, or
+/// stateless).
+pub struct HttpTarget {
+    runtime: tokio::runtime::Runtime,
+    router: axum::Router,
+}
+
+/// An HTTP request as the fuzzers make it.
+#[derive(Debug, Clone)]
+pub struct HttpInput {
+    /// The method (any token).
+    pub method: String,
+    /// Header names and values (invalid ones are dropped before sending, as a client library
+    /// would refuse them).
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl HttpTarget {
+    /// The fixture server's endpoint, `stateless` or with sessions.
+    pub fn new(stateless: bool) -> HttpTarget {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+        let server = crate::fixture::builder(false)
+            .default_timeout(Duration::from_millis(200))
+            .ask_timeout(Duration::from_millis(100))
+            .stateless_http(stateless);
+        let server = ServerBuilder::build(server).expect("the fixture server builds");
+        let router = runtime.block_on(async { server.http_router() });
+        HttpTarget { runtime, router }
+    }
+
+    /// Sends `input` to `/` and checks the answer: never a 5xx; a JSON body is one JSON-RPC
+    /// message (or an empty one); every SSE event's data is one; nothing carries a panic
+    /// payload, a source path or a backtrace the request did not.
+    pub fn check(&self, input: &HttpInput) -> Result<(), String> {
+        use tower::ServiceExt as _;
+        let Ok(method) = http::Method::from_bytes(input.method.as_bytes()) else { return Ok(()) };
+        let mut request = http::Request::builder().method(method).uri("/");
+        for (name, value) in &input.headers {
+            if let (Ok(name), Ok(value)) =
+                (http::HeaderName::from_bytes(name.as_bytes()), http::HeaderValue::from_str(value))
+            {
+                request = request.header(name, value);
+            }
+        }
+        let Ok(request) = request.body(axum::body::Body::from(input.body.clone())) else { return Ok(()) };
+        let sent = format!("{input:?}");
+        self.runtime.block_on(async {
+            let answer = async {
+                let response = self.router.clone().oneshot(request).await.map_err(|e| format!("{e:?}"))?;
+                let status = response.status();
+                let kind =
+                    response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+                let body = axum::body::to_bytes(response.into_body(), 64 << 20).await.map_err(|e| e.to_string())?;
+                Ok::<_, String>((status, kind, body))
+            };
+            let (status, kind, body) = tokio::time::timeout(Duration::from_secs(5), answer)
+                .await
+                .map_err(|_| format!("no complete answer within 5 s to {sent}"))??;
+            if std::env::var_os("FUZZ_SMOKE_SHOW").is_some() {
+                eprintln!("{status} {}", String::from_utf8_lossy(&body).chars().take(100).collect::<String>());
+            }
+            if status.is_server_error() {
+                return Err(format!("{status} for {sent}"));
+            }
+            let text = String::from_utf8_lossy(&body);
+            for leak in LEAKS {
+                if text.contains(leak) && !sent.contains(leak) {
+                    return Err(format!("{leak:?} reached the client: {text}"));
+                }
+            }
+            let messages: Vec<&str> = if kind.starts_with("text/event-stream") {
+                text.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim).filter(|d| !d.is_empty()).collect()
+            } else if kind.starts_with("application/json") && !text.trim().is_empty() {
+                vec![text.as_ref()]
+            } else {
+                Vec::new()
+            };
+            for message in messages {
+                let value: Value = serde_json::from_str(message).map_err(|e| format!("not JSON ({e}): {message}"))?;
+                if value.get("jsonrpc") != Some(&Value::from("2.0")) {
+                    return Err(format!("not JSON-RPC 2.0 ({status}): {message}"));
+                }
+            }
+            Ok(())
+        })
+    }
+}

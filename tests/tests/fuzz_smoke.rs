@@ -3,7 +3,9 @@
 //! `fuzz/` (`cargo fuzz`), which check the same properties on what libFuzzer finds.
 
 use mcp_runtime::fuzzing::StateSealer;
-use mcp_tests::props::{SessionTarget, check_foreign_state, check_sealed_state, check_uri_template};
+use mcp_tests::props::{
+    HttpInput, HttpTarget, SessionTarget, check_foreign_state, check_sealed_state, check_uri_template,
+};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -158,5 +160,87 @@ proptest! {
         uri in prop_oneof!["[a-z]{1,5}://[a-z0-9/.%]{0,24}", ".{0,32}"],
     ) {
         check_uri_template(&template, &uri).map_err(TestCaseError::fail)?;
+    }
+}
+
+/// An HTTP request: mostly the headers a client sends, with values good and bad, and a body
+/// that is often a JSON-RPC message of either era.
+fn http_input() -> impl Strategy<Value = HttpInput> {
+    let verb = prop_oneof![
+        6 => Just("POST".to_owned()),
+        1 => prop::sample::select(vec!["GET", "DELETE", "PUT", "OPTIONS", "HEAD"]).prop_map(str::to_owned),
+        1 => "[A-Z]{1,8}",
+    ];
+    let header = prop_oneof![
+        (
+            Just("Accept"),
+            prop::sample::select(vec!["application/json, text/event-stream", "application/json", "*/*", ""])
+                .prop_map(str::to_owned)
+        ),
+        (
+            Just("Content-Type"),
+            prop::sample::select(vec!["application/json", "text/plain", "application/json; charset=utf-8"])
+                .prop_map(str::to_owned)
+        ),
+        (
+            Just("MCP-Protocol-Version"),
+            prop::sample::select(vec!["2025-11-25", "2026-07-28", "2024-11-05", "x"]).prop_map(str::to_owned)
+        ),
+        (Just("Mcp-Session-Id"), "[A-Za-z0-9]{0,32}"),
+        (Just("Mcp-Method"), prop_oneof![method(), "=\\?base64\\?[A-Za-z0-9+/=]{0,12}\\?="]),
+        (Just("Mcp-Name"), tool()),
+        (
+            Just("Host"),
+            prop::sample::select(vec!["127.0.0.1", "localhost:9", "evil.example", ""]).prop_map(str::to_owned)
+        ),
+        (
+            Just("Origin"),
+            prop::sample::select(vec!["http://localhost", "https://evil.example", "null"]).prop_map(str::to_owned)
+        ),
+        (Just("Last-Event-ID"), "[0-9a-z-]{0,12}"),
+        (Just("Mcp-Param-Region"), ".{0,8}"),
+    ]
+    .prop_map(|(n, v)| (n.to_owned(), v));
+    let body = prop_oneof![
+        4 => message().prop_map(|(_, line)| line),
+        1 => ".{0,64}".prop_map(String::from),
+    ];
+    // Mostly the headers a client would send for the body (the host, accept, content type,
+    // and for a 2026-07-28 body its version and mirrors), then a few more that may disagree.
+    let consistent = prop::sample::select(vec![true, true, true, false]);
+    (verb, consistent, prop::collection::vec(header, 0..4), body).prop_map(|(method, consistent, extra, body)| {
+        let mut headers = Vec::new();
+        if consistent {
+            headers.push(("Host".to_owned(), "127.0.0.1".to_owned()));
+            headers.push(("Accept".to_owned(), "application/json, text/event-stream".to_owned()));
+            headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
+            let message: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+            if message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" {
+                headers.push(("MCP-Protocol-Version".to_owned(), "2026-07-28".to_owned()));
+                if let Some(method) = message["method"].as_str() {
+                    headers.push(("Mcp-Method".to_owned(), method.to_owned()));
+                }
+                if let Some(name) = message["params"]["name"].as_str() {
+                    headers.push(("Mcp-Name".to_owned(), name.to_owned()));
+                }
+            }
+        }
+        headers.extend(extra);
+        HttpInput { method, headers, body: body.into_bytes() }
+    })
+}
+
+thread_local! {
+    static HTTP: (HttpTarget, HttpTarget) = (HttpTarget::new(false), HttpTarget::new(true));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases() / 2, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn an_http_request_through_the_endpoint(input in http_input(), stateless in any::<bool>()) {
+        HTTP.with(|(sessions, stateless_target)| {
+            if stateless { stateless_target.check(&input) } else { sessions.check(&input) }
+        }).map_err(TestCaseError::fail)?;
     }
 }
