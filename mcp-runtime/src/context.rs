@@ -14,6 +14,7 @@ use crate::ask::{Ask, CAPABILITY_MISSING, Inputs, has_capability};
 use crate::channel::Channel;
 use crate::client::Client;
 pub use crate::client::{Era, LogLevel};
+use crate::principal::Principal;
 use crate::request_id::RequestId;
 
 /// A boxed, sendable future.
@@ -210,6 +211,29 @@ impl<R: Contract> Ctx<R> {
         self
     }
 
+    /// Gives a context made by [`Ctx::for_test`] a caller, as an authorized HTTP request
+    /// would: [`Ctx::principal`] returns it and [`Ctx::require_scopes`] checks its scopes.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// let ctx = Ctx::for_test().with_principal(Principal::new("user-42").with_scopes(["notes:read"]));
+    /// assert!(ctx.require_scopes(&["notes:read"]).is_ok());
+    /// assert!(ctx.require_scopes(&["notes:write"]).is_err());
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// On the context of a real call, whose caller is the request's.
+    #[must_use]
+    pub fn with_principal(mut self, principal: Principal) -> Self {
+        let Some(channel) = Arc::get_mut(&mut self.info.channel) else {
+            panic!("Ctx::with_principal is for contexts made by Ctx::for_test");
+        };
+        channel.set_principal(principal);
+        self
+    }
+
     /// Marks a context made by [`Ctx::for_test`] as cancelled by the client, to test how a
     /// handler ends then: `ctx.is_cancelled()` turns `true` and `ctx.cancelled()` resolves.
     pub fn cancel_for_test(&self) {
@@ -368,6 +392,34 @@ impl<R> Ctx<R> {
                 .hint("Do not retry; report the request id to the server operator.")
                 .with_source(MissingState(std::any::type_name::<T>()))
         })
+    }
+
+    /// Who is calling: the principal of the request's access token, when the server checks
+    /// tokens ([`ServerBuilder::authorization`](crate::ServerBuilder::authorization)) or a
+    /// middleware in front of the HTTP endpoint put a [`Principal`] in the request's
+    /// extensions. `None` on stdio, in-process, and over HTTP without authorization.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.info.channel.principal()
+    }
+
+    /// Fails the call unless the caller's token grants every scope of `scopes`, with the same
+    /// failure as a `scopes(..)` declaration: reason `insufficient_scope`, code `Forbidden`,
+    /// not retryable, a hint naming the missing scopes. A request without a principal lacks
+    /// them all. Use it with `?` where a scope depends on the arguments:
+    ///
+    /// ```
+    /// # use mcp_runtime::prelude::*;
+    /// /// Deletes a note; shared notes need `notes:admin`.
+    /// #[tool(scopes("notes:write"))]
+    /// fn delete_note(ctx: &Ctx, name: String, shared: bool) -> Result<String, ToolError> {
+    ///     if shared {
+    ///         ctx.require_scopes(&["notes:admin"])?;
+    ///     }
+    ///     Ok(format!("deleted {name}"))
+    /// }
+    /// ```
+    pub fn require_scopes(&self, scopes: &[&str]) -> Result<(), ToolError> {
+        crate::principal::require(self.principal(), scopes, self.info.tool)
     }
 
     /// The HTTP request this call came in, when it came over HTTP: its method, URI, headers

@@ -38,6 +38,7 @@
 
 mod args;
 mod ask;
+mod auth;
 mod catch;
 mod channel;
 mod checks;
@@ -50,10 +51,13 @@ mod envelope;
 mod features;
 mod http;
 mod jsonrpc;
+#[cfg(feature = "jwt")]
+mod jwt;
 mod logging;
 mod outbox;
 mod output;
 mod pending;
+mod principal;
 mod prompts;
 mod request_id;
 mod resources;
@@ -68,10 +72,15 @@ mod validate;
 
 pub use args::ServeArgs;
 pub use ask::{Ask, Elicitation, Elicited, Inputs, Sampling};
+pub use auth::{Authorization, InvalidToken, TokenProblem, TokenValidator};
 pub use completion::IntoCompletion;
 pub use connection::Connection;
 pub use context::{Ctx, Era, LogLevel};
 pub use jsonrpc::RpcError;
+#[cfg(feature = "jwt")]
+pub use jsonwebtoken::Algorithm;
+#[cfg(feature = "jwt")]
+pub use jwt::JwtValidator;
 pub use logging::{client_log_layer, current_request_id, init_stderr_logging};
 pub use mcp_core::{
     Annotations, CallToolResult, Content, Contract, ContractEntry, ErrorCode, Icon, IntoContents, NoReasons,
@@ -79,6 +88,7 @@ pub use mcp_core::{
 };
 pub use mcp_macros::{contract, errors, prompt, resource, tool};
 pub use output::Structured;
+pub use principal::Principal;
 pub use prompts::{IntoPrompt, PromptResult};
 pub use request_id::RequestId;
 pub use resources::{IntoListing, IntoResource, Resource, ResourceDir};
@@ -89,8 +99,8 @@ pub use text::TextValue;
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Ask, CallToolResult, Content, Ctx, Elicitation, Elicited, LogLevel, PromptMessage, Resource, Sampling, Server,
-        Structured, ToolError, contract, errors, prompt, resource, tool,
+        Ask, CallToolResult, Content, Ctx, Elicitation, Elicited, LogLevel, Principal, PromptMessage, Resource,
+        Sampling, Server, Structured, ToolError, contract, errors, prompt, resource, tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
