@@ -409,6 +409,7 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .tool(crate::ask_tools::ask_all)
         .tool(crate::ask_tools::keep_asking)
         .tool(crate::ask_tools::count_rounds)
+        .tool(crate::context_tools::purge_cache)
         .policy(|req| (req.tool == "admin_reset").then(|| Refusal::because("requires an operator session")))
         .strict_resolution(strict)
 }

@@ -8,5 +8,6 @@ pub mod client;
 mod context_tools;
 pub mod fixture;
 pub mod http;
+pub mod oauth;
 pub mod spec_schema;
 pub mod toolchain;

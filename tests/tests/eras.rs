@@ -498,7 +498,8 @@ fn legacy_and_modern_requests_interleave_each_answered_in_its_era() {
 }
 
 fn whoami(name: Option<&str>, version: Option<&str>, capabilities: &[&str]) -> Value {
-    json!({"name": name, "version": version, "capabilities": capabilities})
+    json!({"name": name, "version": version, "capabilities": capabilities,
+           "subject": null, "client_id": null, "scopes": null, "tenant": null})
 }
 
 #[test]
