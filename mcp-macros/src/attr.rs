@@ -112,8 +112,8 @@ pub(crate) struct ToolAttr {
     pub(crate) allow_unknown_args: bool,
     pub(crate) needs_session: bool,
     pub(crate) timeout_ms: Option<LitInt>,
-    /// `scopes("notes:write", ..)`: the key's span (for an empty list), and the scopes.
-    pub(crate) scopes: Option<(Span, Vec<LitStr>)>,
+    /// `scopes("notes:write", ..)`: the scopes written as string literals.
+    pub(crate) scopes: Vec<LitStr>,
     pub(crate) contract: Option<Path>,
     pub(crate) krate: Option<Path>,
 }
@@ -333,11 +333,7 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
                 };
             }
             "contract" => attr.contract = path_value(cx, &meta, "contract", "contract = MyErrors")?,
-            "scopes" => {
-                if expect_list(cx, &meta, "scopes", "scopes(\"notes:write\")")? {
-                    attr.scopes = Some((span, parse_scopes(cx, &meta)?));
-                }
-            }
+            "scopes" => attr.scopes = parse_scopes(cx, &meta)?,
             "uri" => attr.uri = str_value(cx, &meta, "uri", "uri = \"notes://index\"")?,
             "uri_template" => {
                 attr.uri_template = str_value(cx, &meta, "uri_template", "uri_template = \"notes://{name}\"")?;
@@ -395,9 +391,18 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
 /// `scopes("notes:read", "notes:write")`: string literals. Anything else is reported at its
 /// token and skipped.
 fn parse_scopes(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+    if !expect_list(cx, meta, "scopes", "scopes(\"notes:write\")")? {
+        return Ok(Vec::new());
+    }
     let content;
     syn::parenthesized!(content in meta.input);
     let items = content.parse_terminated(Expr::parse, Token![,])?;
+    if items.is_empty() {
+        cx.error_spanned_by(
+            &meta.path,
+            "`scopes(...)` is empty; name at least one scope: `scopes(\"notes:write\")`, or remove it",
+        );
+    }
     let mut scopes = Vec::new();
     for item in items {
         match item {

@@ -557,7 +557,7 @@ fn metadata(tool: &Tool<'_>, krate: &TokenStream) -> TokenStream {
 
 /// `scopes(..)` as a `&'static [&'static str]`.
 pub(crate) fn scopes(tool: &Tool<'_>) -> TokenStream {
-    let scopes = tool.attr.scopes.iter().flat_map(|(_, scopes)| scopes);
+    let scopes = &tool.attr.scopes;
     quote!(&[#(#scopes),*])
 }
 

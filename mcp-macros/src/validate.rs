@@ -305,9 +305,7 @@ fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
         ),
         Some(_) | None => {}
     }
-    if let Some((span, scopes)) = &tool.attr.scopes {
-        validate_scopes(cx, *span, scopes);
-    }
+    validate_scopes(cx, &tool.attr.scopes);
     if let Some(t) = &tool.attr.timeout_ms {
         match t.base10_parse::<u64>() {
             Ok(0) => cx.error_spanned_by(t, "`timeout_ms` must be at least 1"),
@@ -324,12 +322,9 @@ fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
     }
 }
 
-/// `scopes(..)`: at least one; each an OAuth scope token (RFC 6749 §3.3: visible ASCII
-/// without space, `"` or `\`); no repeats.
-fn validate_scopes(cx: &Ctxt, key: proc_macro2::Span, scopes: &[syn::LitStr]) {
-    if scopes.is_empty() {
-        cx.error_at(key, "`scopes(...)` is empty; name at least one scope: `scopes(\"notes:write\")`, or remove it");
-    }
+/// `scopes(..)`: each an OAuth scope token (RFC 6749 §3.3: visible ASCII without space, `"`
+/// or `\`); no repeats. (An empty list is reported where it is parsed.)
+fn validate_scopes(cx: &Ctxt, scopes: &[syn::LitStr]) {
     let mut seen: Vec<(String, &syn::LitStr)> = Vec::new();
     for scope in scopes {
         let value = scope.value();
