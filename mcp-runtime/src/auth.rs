@@ -6,6 +6,7 @@
 //!
 //! The token itself is never logged: failures are logged by kind, with the validator's reason.
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::principal::Principal;
@@ -113,6 +114,8 @@ pub trait TokenValidator: Send + Sync + 'static {
 /// [`ServerBuilder::authorization`](crate::ServerBuilder::authorization). Stdio is not affected
 /// (a local process is authorized by whoever starts it).
 #[derive(Clone)]
+// `authorization_servers` is RFC 9728's name for it.
+#[allow(clippy::struct_field_names)]
 pub struct Authorization {
     pub(crate) resource: String,
     pub(crate) authorization_servers: Vec<String>,
@@ -239,10 +242,10 @@ impl Authorization {
         let mut value = format!("Bearer resource_metadata=\"{}\"", self.metadata_url());
         let scopes = if self.required_scopes.is_empty() { &self.scopes_supported } else { &self.required_scopes };
         if !scopes.is_empty() {
-            value.push_str(&format!(", scope=\"{}\"", scopes.join(" ")));
+            let _ = write!(value, ", scope=\"{}\"", scopes.join(" "));
         }
         if let Some(problem) = problem {
-            value.push_str(&format!(", error=\"invalid_token\", error_description=\"{}\"", problem.description()));
+            let _ = write!(value, ", error=\"invalid_token\", error_description=\"{}\"", problem.description());
         }
         value
     }

@@ -217,7 +217,7 @@ impl<R: Contract> Ctx<R> {
     /// ```
     /// use mcp_runtime::prelude::*;
     ///
-    /// let ctx = Ctx::for_test().with_principal(Principal::new("user-42").with_scopes(["notes:read"]));
+    /// let ctx: Ctx = Ctx::for_test().with_principal(Principal::new("user-42").with_scopes(["notes:read"]));
     /// assert!(ctx.require_scopes(&["notes:read"]).is_ok());
     /// assert!(ctx.require_scopes(&["notes:write"]).is_err());
     /// ```

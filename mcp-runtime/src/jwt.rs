@@ -1,7 +1,7 @@
 //! [`JwtValidator`]: bearer JWTs verified against the issuer's JWKS, fetched over HTTP(S) and
 //! cached (refreshed when a token names an unknown `kid` or the cache is old, never more often
 //! than the minimum refresh interval), with an algorithm allowlist, `iss`, `aud`, `exp` and
-//! `nbf`. The crypto is `jsonwebtoken`'s (RustCrypto), not ours.
+//! `nbf`. The crypto is `jsonwebtoken`'s (`RustCrypto`), not ours.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -22,7 +22,7 @@ const DEFAULT_ALGORITHMS: [Algorithm; 3] = [Algorithm::RS256, Algorithm::ES256, 
 ///
 /// - the signature, by the key the header's `kid` names (or, without a `kid`, the keys of
 ///   the JWKS whose type fits the algorithm), with an algorithm of the allowlist (RS256,
-///   ES256, EdDSA by default; `none` and the HMAC algorithms are never accepted: a public
+///   ES256, `EdDSA` by default; `none` and the HMAC algorithms are never accepted: a public
 ///   key is no secret);
 /// - `iss` equal to the issuer, `aud` containing the audience (the resource's canonical URL,
 ///   RFC 8707), `exp` required and `nbf` when present, with 30 s of leeway.
@@ -100,7 +100,7 @@ impl JwtValidator {
         }
     }
 
-    /// The accepted algorithms (default RS256, ES256, EdDSA). HMAC algorithms (HS256, …) are
+    /// The accepted algorithms (default RS256, ES256, `EdDSA`). HMAC algorithms (HS256, …) are
     /// left out whatever is asked: a JWKS holds public keys, and a token "signed" with one by
     /// an HMAC is forged.
     #[must_use]

@@ -39,7 +39,7 @@ pub struct Principal {
 }
 
 /// Claims that name the OAuth client, in the order they are read: RFC 9068 `client_id`, then
-/// `azp` (OpenID Connect, Keycloak, Google), `cid` (Okta), `appid` (Microsoft Entra v1).
+/// `azp` (`OpenID` Connect, Keycloak, Google), `cid` (Okta), `appid` (Microsoft Entra v1).
 const CLIENT_CLAIMS: &[&str] = &["client_id", "azp", "cid", "appid"];
 /// Claims that name the tenant: `tid` (Microsoft Entra), `tenant_id`, `tenant`, `org_id`.
 const TENANT_CLAIMS: &[&str] = &["tid", "tenant_id", "tenant", "org_id"];

@@ -26,7 +26,7 @@ pub enum TestKey {
     Rsa2,
     /// `ec-1.pem`, ES256, kid `ec-1`.
     Ec1,
-    /// `ed-1.pem`, EdDSA, kid `ed-1`.
+    /// `ed-1.pem`, `EdDSA`, kid `ed-1`.
     Ed1,
 }
 
@@ -89,7 +89,7 @@ impl TestKey {
         jwk
     }
 
-    /// The public key, PEM (SubjectPublicKeyInfo), as anyone can have it: for the forgery
+    /// The public key, PEM (`SubjectPublicKeyInfo`), as anyone can have it: for the forgery
     /// that signs HS256 with it. Only `rsa-1.pub.pem` is kept.
     pub fn public_pem(self) -> Vec<u8> {
         assert_eq!(self, TestKey::Rsa1, "only rsa-1's public key is kept");

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use mcp_runtime::prelude::*;
-use mcp_runtime::{Authorization, JwtValidator};
+use mcp_runtime::{Authorization, JwtValidator, ServerBuilder};
 use mcp_tests::client::Client;
 use mcp_tests::http::request;
 use mcp_tests::oauth::{ISSUER, JwksServer, TestKey, claims, jwks, now, token};
@@ -67,9 +67,6 @@ fn serve(jwks_url: &str, configure: impl FnOnce(ServerBuilder) -> ServerBuilder)
     });
     Served { port, stop: Some(stop), thread: Some(thread) }
 }
-
-/// ServerBuilder alias for `serve`'s closure.
-type ServerBuilder = mcp_runtime::ServerBuilder;
 
 fn stateless(b: ServerBuilder) -> ServerBuilder {
     b.stateless_http(true)

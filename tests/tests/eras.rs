@@ -1022,6 +1022,9 @@ fn sweep_calls(path: &str) -> Vec<(&'static str, Value)> {
         // Rounds of state only: `input_required` (modern), the paced shim (legacy).
         ("count_rounds", json!({"to": 1})),
         ("count_rounds", json!({"to": "x"})),
+        // No token over stdio: refused for its scope.
+        ("purge_cache", json!({})),
+        ("purge_cache", json!({"x": 1})),
         ("no_such_tool", json!({})),
         ("ech", json!({"text": "did you mean"})),
     ]
