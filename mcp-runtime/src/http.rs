@@ -9,9 +9,12 @@
 //!
 //! The transport moves messages and knows nothing of tools: each POST gets a view of its
 //! session whose outbox is that POST's response, and the session does the rest, as on stdio.
+//! The principal the token check found rides in the request's extensions; a session belongs
+//! to the principal that opened it.
 //!
-//! The ladder, in order: Host/Origin (403), method (405; GET/DELETE with a 2026-07-28 version
-//! header too), `Accept` (406), `Content-Type` (415), body size (413), JSON (400, -32700),
+//! The ladder, in order: Host/Origin (403), the bearer token when the server has
+//! `Authorization` (`auth`: 401 with a `WWW-Authenticate` challenge; 403 for scopes every
+//! request needs), method (405; GET/DELETE with a 2026-07-28 version header too), `Accept` (406), `Content-Type` (415), body size (413), JSON (400, -32700),
 //! JSON-RPC shape (400, -32600), then by era. 2026-07-28 (the body's `_meta` claim): version
 //! header vs body and `Mcp-Method`/`Mcp-Name` vs body (400, -32020), malformed envelope (400,
 //! -32602), unsupported version (400, -32022); past it, -32601 is 404 and -32021 is 400.

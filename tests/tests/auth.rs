@@ -218,6 +218,45 @@ fn every_bad_token_is_401_with_the_challenge() {
 }
 
 #[test]
+fn a_token_without_the_scopes_every_request_needs_is_403() {
+    let idp = JwksServer::start(jwks(&[TestKey::Rsa1]));
+    let served = serve(&idp.url(), |b| {
+        let jwt = JwtValidator::new(idp.url(), ISSUER, AUDIENCE);
+        b.stateless_http(true).authorization(Authorization::jwt(jwt).required_scopes(["notes:read"]))
+    });
+    let without = call_with(served.port, Some(&token(TestKey::Rsa1, &claims(AUDIENCE, "cache:purge"))), "whoami");
+    assert_eq!(without.status, 403, "{}", without.body);
+    assert_eq!(
+        without.challenge.as_deref(),
+        Some(format!("Bearer resource_metadata=\"{METADATA}\", scope=\"notes:read\", error=\"insufficient_scope\", error_description=\"The access token lacks a scope this resource requires\"").as_str())
+    );
+    assert_eq!(
+        without.body,
+        json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Forbidden: the bearer token lacks a scope this server requires"}})
+    );
+    // A missing token is asked for with the required scopes.
+    let none = call_with(served.port, None, "whoami");
+    assert_eq!(
+        none.challenge.as_deref(),
+        Some(format!("Bearer resource_metadata=\"{METADATA}\", scope=\"notes:read\"").as_str())
+    );
+    let with = call_with(served.port, Some(&token(TestKey::Rsa1, &claims(AUDIENCE, "notes:read"))), "whoami");
+    assert_eq!(with.status, 200);
+}
+
+#[test]
+fn a_resource_handler_sees_the_principal_over_http() {
+    let idp = JwksServer::start(jwks(&[TestKey::Rsa1]));
+    let served = serve(&idp.url(), |b| b.stateless_http(true).resource(scoped::caller));
+    let read = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "audit://caller"}});
+    let answer = post(served.port, Some(&token(TestKey::Rsa1, &claims(AUDIENCE, "audit:read"))), None, &read);
+    assert_eq!(answer.body["result"]["contents"][0]["text"], json!("user-42 of notes-app in acme"), "{}", answer.body);
+    let refused = post(served.port, Some(&token(TestKey::Rsa1, &claims(AUDIENCE, "notes:read"))), None, &read);
+    assert_eq!(refused.body["error"]["code"], json!(-32005), "{}", refused.body);
+    assert_eq!(refused.body["error"]["data"]["missingScopes"], json!(["audit:read"]));
+}
+
+#[test]
 fn a_rotated_key_is_picked_up_without_a_restart() {
     let idp = JwksServer::start(jwks(&[TestKey::Rsa1]));
     let served = serve(&idp.url(), stateless);
@@ -401,6 +440,14 @@ mod scoped {
     #[prompt(scopes("audit:read", "audit:summarize"))]
     pub(super) fn audit_summary() -> &'static str {
         "Summarize the audit log."
+    }
+
+    /// Who reads it.
+    #[resource(uri = "audit://caller", scopes("audit:read"))]
+    pub(super) fn caller(ctx: &Ctx) -> String {
+        let p = ctx.principal();
+        let part = |f: fn(&Principal) -> Option<&str>| p.and_then(f).unwrap_or("?").to_owned();
+        format!("{} of {} in {}", part(Principal::subject), part(Principal::client_id), part(Principal::tenant))
     }
 
     /// Exports notes; `all` needs `notes:export`.
