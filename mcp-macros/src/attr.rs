@@ -6,7 +6,7 @@
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
-use syn::parse::ParseStream;
+use syn::parse::{Parse as _, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Lit, LitBool, LitInt, LitStr, Path, Token};
 
@@ -60,11 +60,13 @@ pub(crate) const RESOURCE_KEYS: &[&str] = &[
     "icons",
     "list",
     "complete",
+    "scopes",
     "contract",
     "crate",
 ];
 /// Keys of `#[prompt(...)]`.
-pub(crate) const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icons", "complete", "contract", "crate"];
+pub(crate) const PROMPT_KEYS: &[&str] =
+    &["name", "title", "description", "icons", "complete", "scopes", "contract", "crate"];
 
 /// Keys of `#[tool(...)]`.
 pub(crate) const TOOL_KEYS: &[&str] = &[
@@ -77,6 +79,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "allow_unknown_args",
     "needs_session",
     "timeout_ms",
+    "scopes",
     "contract",
     "crate",
 ];
@@ -109,6 +112,8 @@ pub(crate) struct ToolAttr {
     pub(crate) allow_unknown_args: bool,
     pub(crate) needs_session: bool,
     pub(crate) timeout_ms: Option<LitInt>,
+    /// `scopes("notes:write", ..)`: the scopes written as string literals.
+    pub(crate) scopes: Vec<LitStr>,
     pub(crate) contract: Option<Path>,
     pub(crate) krate: Option<Path>,
 }
@@ -328,6 +333,7 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
                 };
             }
             "contract" => attr.contract = path_value(cx, &meta, "contract", "contract = MyErrors")?,
+            "scopes" => attr.scopes = parse_scopes(cx, &meta)?,
             "uri" => attr.uri = str_value(cx, &meta, "uri", "uri = \"notes://index\"")?,
             "uri_template" => {
                 attr.uri_template = str_value(cx, &meta, "uri_template", "uri_template = \"notes://{name}\"")?;
@@ -380,6 +386,35 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
         cx.syn_error(e);
     }
     attr
+}
+
+/// `scopes("notes:read", "notes:write")`: string literals. Anything else is reported at its
+/// token and skipped.
+fn parse_scopes(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+    if !expect_list(cx, meta, "scopes", "scopes(\"notes:write\")")? {
+        return Ok(Vec::new());
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let items = content.parse_terminated(Expr::parse, Token![,])?;
+    if items.is_empty() {
+        cx.error_spanned_by(
+            &meta.path,
+            "`scopes(...)` is empty; name at least one scope: `scopes(\"notes:write\")`, or remove it",
+        );
+    }
+    let mut scopes = Vec::new();
+    for item in items {
+        match item {
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => scopes.push(s),
+            Expr::Path(p) if p.path.get_ident().is_some() => {
+                let name = quote::ToTokens::to_token_stream(&p).to_string();
+                cx.error_spanned_by(p, format!("`scopes` takes string literals: `scopes(\"{name}\")`"));
+            }
+            other => cx.error_spanned_by(other, "`scopes` takes string literals: `scopes(\"notes:write\")`"),
+        }
+    }
+    Ok(scopes)
 }
 
 /// `complete(arg = fn, ..)`.

@@ -517,7 +517,8 @@ pub(crate) fn string(s: &LitStr) -> TokenStream {
     quote!(::std::borrow::ToOwned::to_owned(#s))
 }
 
-/// The `ToolSpec` fields that describe the tool: `title` through `meta`, and `timeout_ms`.
+/// The `ToolSpec` fields that describe the tool: `title` through `meta`, `timeout_ms` and
+/// `scopes`.
 fn metadata(tool: &Tool<'_>, krate: &TokenStream) -> TokenStream {
     let attr = &tool.attr;
     let title = option(attr.title.as_ref());
@@ -542,6 +543,7 @@ fn metadata(tool: &Tool<'_>, krate: &TokenStream) -> TokenStream {
     let value = quote!(#krate::__private::Value);
     let meta = attr.meta.iter().map(|(k, v)| quote!((#k, <#value as ::core::convert::From<_>>::from(#v))));
     let timeout = option(attr.timeout_ms.as_ref());
+    let scopes = scopes(tool);
     quote! {
         title: #title,
         description: #description,
@@ -549,7 +551,14 @@ fn metadata(tool: &Tool<'_>, krate: &TokenStream) -> TokenStream {
         icons: #icons,
         meta: ::std::vec![#(#meta),*],
         timeout_ms: #timeout,
+        scopes: #scopes,
     }
+}
+
+/// `scopes(..)` as a `&'static [&'static str]`.
+pub(crate) fn scopes(tool: &Tool<'_>) -> TokenStream {
+    let scopes = &tool.attr.scopes;
+    quote!(&[#(#scopes),*])
 }
 
 /// `icons(...)` as a `Vec<Icon>` expression.

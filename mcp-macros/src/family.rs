@@ -52,6 +52,7 @@ pub(crate) fn items(tool: &Tool<'_>) -> TokenStream {
     let description =
         attr.description.as_ref().map_or_else(|| tool.docs.clone().unwrap_or_default(), syn::LitStr::value);
     let icons = icons(tool, &krate);
+    let scopes = crate::expand::scopes(tool);
 
     let (complete, complete_defs) = completers(tool, &krate);
 
@@ -93,6 +94,7 @@ pub(crate) fn items(tool: &Tool<'_>) -> TokenStream {
                         module: ::core::module_path!(),
                         contract: #contract,
                         complete: ::std::vec![#(#complete),*],
+                        scopes: #scopes,
                         #fields
                     }
                 }

@@ -77,7 +77,7 @@ fn every_tool_key_mistake_in_one_list() {
     assert_eq!(
         errors,
         [
-            "unknown `tool` key `nmae`; expected one of `name`, `title`, `description`, `annotations`, `icons`, `meta`, `allow_unknown_args`, `needs_session`, `timeout_ms`, `contract`, `crate`; did you mean `name`?",
+            "unknown `tool` key `nmae`; expected one of `name`, `title`, `description`, `annotations`, `icons`, `meta`, `allow_unknown_args`, `needs_session`, `timeout_ms`, `scopes`, `contract`, `crate`; did you mean `name`?",
             "`title` takes a string literal: `title = \"Search the docs\"`",
             "unknown `annotations` key `read_only`; expected one of `title`, `read_only_hint`, `destructive_hint`, `idempotent_hint`, `open_world_hint`; did you mean `read_only_hint`?",
             "`open_world_hint` takes `true` or `false`, without quotes: `open_world_hint = true`",
@@ -402,5 +402,32 @@ fn undeclared_reasons_list_the_declared_ones() {
         [
             "`CreateTaskError` has no reason `TooManyTasks`: tool `create_task` declares `DuplicateTitle` (`duplicate_title`); to raise `too_many_tasks`, declare it with `#[errors(reason = \"too_many_tasks\", code = .., when = \"..\", recovery = \"..\")]`"
         ]
+    );
+}
+
+#[test]
+fn scopes_are_checked_and_every_mistake_is_reported() {
+    let item = quote! {
+        /// Writes a note.
+        fn write_note(text: String) -> String { text }
+    };
+    assert_eq!(messages(quote!(scopes("notes:write", "notes:read")), item.clone()), Vec::<String>::new());
+    assert_eq!(
+        messages(quote!(scopes("notes:write", notes_read, "a b", "", "notes:write")), item.clone()),
+        [
+            "`scopes` takes string literals: `scopes(\"notes_read\")`",
+            "a scope is one OAuth scope token: visible ASCII without spaces, `\"` or `\\`; list several as separate strings: `scopes(\"notes:read\", \"notes:write\")`",
+            "a scope is empty; write its name: `\"notes:write\"`",
+            "duplicate scope `notes:write`; remove one of them",
+            "note: `notes:write` first listed here",
+        ]
+    );
+    assert_eq!(
+        messages(quote!(scopes()), item.clone()),
+        ["`scopes(...)` is empty; name at least one scope: `scopes(\"notes:write\")`, or remove it"]
+    );
+    assert_eq!(
+        messages(quote!(scopes = "notes:write"), item),
+        ["`scopes` takes a list in parentheses: `scopes(\"notes:write\")`"]
     );
 }

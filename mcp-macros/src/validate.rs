@@ -305,6 +305,7 @@ fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
         ),
         Some(_) | None => {}
     }
+    validate_scopes(cx, &tool.attr.scopes);
     if let Some(t) = &tool.attr.timeout_ms {
         match t.base10_parse::<u64>() {
             Ok(0) => cx.error_spanned_by(t, "`timeout_ms` must be at least 1"),
@@ -318,6 +319,29 @@ fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
             "a tool takes its failure modes either from `#[errors(...)]` or from a shared `contract = ...`, not both",
         );
         cx.error_at(first.span, "note: `#[errors]` used here");
+    }
+}
+
+/// `scopes(..)`: each an OAuth scope token (RFC 6749 §3.3: visible ASCII without space, `"`
+/// or `\`); no repeats. (An empty list is reported where it is parsed.)
+fn validate_scopes(cx: &Ctxt, scopes: &[syn::LitStr]) {
+    let mut seen: Vec<(String, &syn::LitStr)> = Vec::new();
+    for scope in scopes {
+        let value = scope.value();
+        let token = |c: char| c == '!' || ('#'..='[').contains(&c) || (']'..='~').contains(&c);
+        if value.is_empty() {
+            cx.error_spanned_by(scope, "a scope is empty; write its name: `\"notes:write\"`");
+        } else if !value.chars().all(token) {
+            cx.error_spanned_by(
+                scope,
+                "a scope is one OAuth scope token: visible ASCII without spaces, `\"` or `\\`; list several as separate strings: `scopes(\"notes:read\", \"notes:write\")`",
+            );
+        } else if let Some((_, first)) = seen.iter().find(|(v, _)| *v == value) {
+            cx.error_spanned_by(scope, format!("duplicate scope `{value}`; remove one of them"));
+            cx.error_spanned_by(*first, format!("note: `{value}` first listed here"));
+        } else {
+            seen.push((value, scope));
+        }
     }
 }
 

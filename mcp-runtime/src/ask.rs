@@ -24,6 +24,7 @@ use serde_json::{Map, Value, json};
 
 use crate::client::{Client, Era, ResultMeta};
 use crate::jsonrpc::{self, RpcError};
+use crate::principal::Principal;
 use crate::request_id::RequestId;
 use crate::seal::Sealer;
 
@@ -730,10 +731,11 @@ pub(crate) fn collected(client: &Client, answers: Vec<(String, Value)>, state: O
 // ---------------------------------------------------------------------------------------
 // The 2026-07-28 wire.
 
-/// Who calls, as sealed state and consent records bind it: client id, subject and tenant,
-/// each empty without authorization.
-pub(crate) fn caller_of(_client: &Client) -> [&str; 3] {
-    ["", "", ""]
+/// Who calls, as sealed state and consent records bind it: the principal's client id, subject
+/// and tenant, each empty when it has none (and all three without authorization).
+pub(crate) fn caller_of(principal: Option<&Principal>) -> [&str; 3] {
+    let Some(principal) = principal else { return ["", "", ""] };
+    [principal.client_id().unwrap_or(""), principal.subject().unwrap_or(""), principal.tenant().unwrap_or("")]
 }
 
 /// What a handler runs for: a method and its tool or prompt name, or resource URI. Kept as
@@ -760,8 +762,8 @@ impl Operation {
 
     /// What a sealed state and a consent record are bound to: the caller ([`caller_of`]) and
     /// this operation, as one JSON array.
-    pub(crate) fn binding(&self, client: &Client) -> String {
-        let [client_id, subject, tenant] = caller_of(client);
+    pub(crate) fn binding(&self, principal: Option<&Principal>) -> String {
+        let [client_id, subject, tenant] = caller_of(principal);
         let target = self.uri.as_deref().unwrap_or(self.name);
         serde_json::to_string(&[client_id, subject, tenant, self.method, target]).unwrap_or_default()
     }
@@ -771,7 +773,7 @@ impl Operation {
 /// the request id a refusal names.
 pub(crate) struct Sealing<'a> {
     pub(crate) sealer: &'a Sealer,
-    pub(crate) client: &'a Client,
+    pub(crate) principal: Option<&'a Principal>,
     pub(crate) operation: &'a Operation,
     pub(crate) request_id: RequestId,
 }
@@ -809,7 +811,7 @@ pub(crate) fn incoming(
                 .map(std::borrow::Cow::Borrowed)
                 .or_else(|_| serde_json::from_str::<String>(raw.get()).map(std::borrow::Cow::Owned))
                 .map_err(|_| sealing.refuse(&"not a string"))?;
-            let binding = sealing.operation.binding(sealing.client);
+            let binding = sealing.operation.binding(sealing.principal);
             Some(sealing.sealer.open(&token, &binding).map_err(|why| sealing.refuse(&why))?)
         }
     };
@@ -885,7 +887,7 @@ pub(crate) fn modern(ask: Ask, client: &Client, tool: &str, sealing: &Sealing<'_
         })
         .collect();
     // The one place outgoing state is written: sealed, bound to this caller and operation.
-    let state = ask.state.map(|state| sealing.sealer.seal(&state, &sealing.operation.binding(sealing.client)));
+    let state = ask.state.map(|state| sealing.sealer.seal(&state, &sealing.operation.binding(sealing.principal)));
     Ok(Asked { requests, state })
 }
 
@@ -1049,14 +1051,9 @@ mod tests {
                 .list_roots("where")
         };
         let sealer = Sealer::ephemeral(crate::seal::DEFAULT_TTL);
-        let client_of_sealing = client(json!({}));
         let operation = Operation::named("tools/call", "t");
-        let sealing = Sealing {
-            sealer: &sealer,
-            client: &client_of_sealing,
-            operation: &operation,
-            request_id: RequestId::generate(),
-        };
+        let sealing =
+            Sealing { sealer: &sealer, principal: None, operation: &operation, request_id: RequestId::generate() };
         let modern = |ask, client: &Client, tool| modern(ask, client, tool, &sealing);
         let err = modern(ask(), &client(json!({"sampling": {}})), "t").unwrap_err();
         assert_eq!(err.code, -32021);

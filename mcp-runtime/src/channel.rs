@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 use crate::client::{Client, LogLevel};
 use crate::jsonrpc;
 use crate::outbox::{Kind, Outbox};
+use crate::principal::Principal;
 
 pub(crate) struct Channel {
     /// Outgoing lines; `None` for in-process calls.
@@ -20,11 +21,25 @@ pub(crate) struct Channel {
     /// Whether the client can answer a request of ours while the call waits (not over an
     /// in-process `Connection`, whose `send` runs each call to its end).
     answers: bool,
+    /// Who sent the request: the principal the HTTP request carries in its extensions (put
+    /// there by the transport's token check, or by the author's middleware); none on stdio.
+    principal: Option<Principal>,
 }
 
 impl Channel {
     pub(crate) fn new(out: Option<Arc<Outbox>>, http: Option<Arc<http::request::Parts>>) -> Self {
-        Channel { out, http, answers: true }
+        let principal = http.as_ref().and_then(|parts| parts.extensions.get::<Principal>().cloned());
+        Channel { out, http, answers: true, principal }
+    }
+
+    /// Makes `principal` the sender of the requests (a test context's).
+    pub(crate) fn set_principal(&mut self, principal: Principal) {
+        self.principal = Some(principal);
+    }
+
+    /// Who sent the request, when an authorization layer said so.
+    pub(crate) fn principal(&self) -> Option<&Principal> {
+        self.principal.as_ref()
     }
 
     /// A channel whose client cannot answer requests while a call waits: the legacy shim

@@ -17,6 +17,7 @@ use crate::channel::Channel;
 use crate::client::Client;
 pub use crate::client::{Era, LogLevel};
 use crate::consent::Consent;
+use crate::principal::Principal;
 use crate::request_id::RequestId;
 use crate::state::{State, Stores};
 
@@ -241,6 +242,29 @@ impl<R: Contract> Ctx<R> {
         })
     }
 
+    /// Gives a context made by [`Ctx::for_test`] a caller, as an authorized HTTP request
+    /// would: [`Ctx::principal`] returns it and [`Ctx::require_scopes`] checks its scopes.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// let ctx: Ctx = Ctx::for_test().with_principal(Principal::new("user-42").with_scopes(["notes:read"]));
+    /// assert!(ctx.require_scopes(&["notes:read"]).is_ok());
+    /// assert!(ctx.require_scopes(&["notes:write"]).is_err());
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// On the context of a real call, whose caller is the request's.
+    #[must_use]
+    pub fn with_principal(mut self, principal: Principal) -> Self {
+        let Some(channel) = Arc::get_mut(&mut self.info.channel) else {
+            panic!("Ctx::with_principal is for contexts made by Ctx::for_test");
+        };
+        channel.set_principal(principal);
+        self
+    }
+
     /// Marks a context made by [`Ctx::for_test`] as cancelled by the client, to test how a
     /// handler ends then: `ctx.is_cancelled()` turns `true` and `ctx.cancelled()` resolves.
     pub fn cancel_for_test(&self) {
@@ -422,7 +446,7 @@ impl<R> Ctx<R> {
     /// `state_store_unavailable`. For a yes/no from the user that must hold once, see
     /// [`Ctx::consent`].
     pub fn state(&self) -> State<'_> {
-        State::new(&self.info.stores, crate::ask::caller_of(&self.info.client)[2])
+        State::new(&self.info.stores, crate::ask::caller_of(self.principal())[2])
     }
 
     /// Asks the user to consent to `consent`'s action, and gives their answer only when it
@@ -432,8 +456,36 @@ impl<R> Ctx<R> {
         &self,
         consent: Consent<T>,
     ) -> Result<Elicited<T>, ToolError> {
-        let binding = self.info.operation.binding(&self.info.client);
+        let binding = self.info.operation.binding(self.principal());
         crate::consent::redeem_or_ask(self.state(), &binding, &self.info.inputs, consent).await
+    }
+
+    /// Who is calling: the principal of the request's access token, when the server checks
+    /// tokens ([`ServerBuilder::authorization`](crate::ServerBuilder::authorization)) or a
+    /// middleware in front of the HTTP endpoint put a [`Principal`] in the request's
+    /// extensions. `None` on stdio, in-process, and over HTTP without authorization.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.info.channel.principal()
+    }
+
+    /// Fails the call unless the caller's token grants every scope of `scopes`, with the same
+    /// failure as a `scopes(..)` declaration: reason `insufficient_scope`, code `Forbidden`,
+    /// not retryable, a hint naming the missing scopes. A request without a principal lacks
+    /// them all. Use it with `?` where a scope depends on the arguments:
+    ///
+    /// ```
+    /// # use mcp_runtime::prelude::*;
+    /// /// Deletes a note; shared notes need `notes:admin`.
+    /// #[tool(scopes("notes:write"))]
+    /// fn delete_note(ctx: &Ctx, name: String, shared: bool) -> Result<String, ToolError> {
+    ///     if shared {
+    ///         ctx.require_scopes(&["notes:admin"])?;
+    ///     }
+    ///     Ok(format!("deleted {name}"))
+    /// }
+    /// ```
+    pub fn require_scopes(&self, scopes: &[&str]) -> Result<(), ToolError> {
+        crate::principal::require(self.principal(), scopes, self.info.tool)
     }
 
     /// The HTTP request this call came in, when it came over HTTP: its method, URI, headers

@@ -54,7 +54,7 @@ pub(crate) async fn call(
     let tools = shared.tools();
 
     let Some(tool) = tools.get(req.name.as_str()) else {
-        return unknown_tool(&tools, &req.name, strict, request_id).map(Reply::Complete);
+        return unknown_tool(shared, &tools, channel, &req.name, strict, request_id).map(Reply::Complete);
     };
     let name = tool.spec.name;
     let site = tool.site(&shared.options);
@@ -64,6 +64,10 @@ pub(crate) async fn call(
             return Err(RpcError::invalid_params(format!("Tool unavailable: {name}")));
         }
         return Ok(Reply::Complete(unavailable(site, Some(reason.as_str()), None, request_id)));
+    }
+    // Scopes before the policy and the arguments: a caller without them learns nothing more.
+    if let Err(err) = crate::principal::require(channel.principal(), tool.spec.scopes, name) {
+        return Ok(Reply::Complete(fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, None)));
     }
     if let Some(refused) = refused_by_policy(shared, site, client, request_id) {
         return Ok(Reply::Complete(refused));
@@ -89,7 +93,8 @@ pub(crate) async fn call(
 
     // A 2026-07-28 retry's answers and state; a 2025 request's are ignored.
     let operation = Operation::named("tools/call", tool.spec.name);
-    let sealing = Sealing { sealer: &shared.stores.sealer, client, operation: &operation, request_id };
+    let sealing =
+        Sealing { sealer: &shared.stores.sealer, principal: channel.principal(), operation: &operation, request_id };
     let mut inputs = ask::incoming(client, &sealing, req.input_responses.as_deref(), req.request_state.as_deref())?;
     let progress = req.progress_token.map(|token| Arc::new(Progress::new(token)));
     // Over a 2025 session an ask is fulfilled here and the handler runs again, with the same
@@ -312,13 +317,22 @@ fn check_header_params(
 
 /// A call of a tool that is not served: a tool execution error with a did-you-mean, or a
 /// protocol error under strict resolution.
-fn unknown_tool(tools: &Tools, name: &str, strict: bool, request_id: RequestId) -> Result<CallToolResult, RpcError> {
+fn unknown_tool(
+    shared: &Shared,
+    tools: &Tools,
+    channel: &Channel,
+    name: &str,
+    strict: bool,
+    request_id: RequestId,
+) -> Result<CallToolResult, RpcError> {
     let shown = display_name(name);
     if strict {
         return Err(RpcError::invalid_params(format!("Unknown tool: {shown}")));
     }
     let mut hint = String::from("Re-run tools/list and retry.");
-    if let Some(near) = did_you_mean(tools, &shown) {
+    // Only a tool listed to this caller is suggested.
+    let listed = |tool: &Registered| tool.disabled.is_none() && shared.lists_to(tool, channel.principal());
+    if let Some(near) = did_you_mean(tools, &shown, listed) {
         let _ = write!(hint, " Did you mean {near}?");
     }
     let err =
@@ -458,12 +472,12 @@ fn seconds(d: Duration) -> String {
 }
 
 /// The closest listed tool within edit distance 2; ties go to `tools/list` order.
-fn did_you_mean(tools: &Tools, name: &str) -> Option<&'static str> {
+fn did_you_mean(tools: &Tools, name: &str, listed: impl Fn(&Registered) -> bool) -> Option<&'static str> {
     if name.chars().count() > 130 {
         return None;
     }
     let mut best: Option<(usize, &'static str)> = None;
-    for tool in tools.all.iter().filter(|t| t.disabled.is_none()) {
+    for tool in tools.all.iter().filter(|t| listed(t)) {
         let d = levenshtein(name, tool.spec.name);
         if d <= 2 && best.is_none_or(|(b, _)| d < b) {
             best = Some((d, tool.spec.name));

@@ -9,9 +9,12 @@
 //!
 //! The transport moves messages and knows nothing of tools: each POST gets a view of its
 //! session whose outbox is that POST's response, and the session does the rest, as on stdio.
+//! The principal the token check found rides in the request's extensions; a session belongs
+//! to the principal that opened it.
 //!
-//! The ladder, in order: Host/Origin (403), method (405; GET/DELETE with a 2026-07-28 version
-//! header too), `Accept` (406), `Content-Type` (415), body size (413), JSON (400, -32700),
+//! The ladder, in order: Host/Origin (403), the bearer token when the server has
+//! `Authorization` (`auth`: 401 with a `WWW-Authenticate` challenge; 403 for scopes every
+//! request needs), method (405; GET/DELETE with a 2026-07-28 version header too), `Accept` (406), `Content-Type` (415), body size (413), JSON (400, -32700),
 //! JSON-RPC shape (400, -32600), then by era. 2026-07-28 (the body's `_meta` claim): version
 //! header vs body and `Mcp-Method`/`Mcp-Name` vs body (400, -32020), malformed envelope (400,
 //! -32602), unsupported version (400, -32022); past it, -32601 is 404 and -32021 is 400.
@@ -30,11 +33,13 @@ use axum::response::Response;
 use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use serde_json::value::RawValue;
 
+use crate::auth::Refused;
 use crate::channel::Channel;
 use crate::client::{self, Era, LEGACY_VERSIONS, MODERN_VERSIONS};
 use crate::context::CancelState;
 use crate::jsonrpc::{self, Incoming, RpcError};
 use crate::outbox::{Kind, Outbox};
+use crate::principal::{self, Principal};
 use crate::server::{Error, Server, Shared};
 use crate::session::{Admit, Next, Seen, Session, State};
 
@@ -70,6 +75,9 @@ struct Endpoint {
 
 /// A session over HTTP: its state, and its request streams kept for resumption.
 struct HttpSession {
+    /// The binding of the principal that opened it (`principal::binding`): a request of
+    /// another principal does not find it.
+    owner: String,
     state: Arc<State>,
     /// Messages outside any request (resource updates), read by the standalone stream.
     standalone: Arc<Outbox>,
@@ -117,6 +125,36 @@ impl Server {
         Self::router_with(Arc::new(self.endpoint()))
     }
 
+    /// The routes a client discovers the server's authorization with: the protected resource
+    /// metadata (RFC 9728) at `/.well-known/oauth-protected-resource` and at the same path
+    /// suffixed with the resource's (`/.well-known/oauth-protected-resource/mcp`). Merge it
+    /// at the root of your app beside [`Server::http_router`]:
+    /// `Router::new().nest("/mcp", server.http_router()).merge(server.well_known_router())`.
+    /// Empty without [`ServerBuilder::authorization`](crate::ServerBuilder::authorization).
+    pub fn well_known_router(&self) -> axum::Router {
+        let mut router = axum::Router::new();
+        let Some(auth) = &self.shared.options.http.authorization else { return router };
+        let document = Bytes::from(auth.metadata().to_string());
+        for path in auth.metadata_paths() {
+            let document = document.clone();
+            router = router.route(
+                &path,
+                axum::routing::get(move || {
+                    let document = document.clone();
+                    async move {
+                        let mut response = Response::new(Body::from(document));
+                        let headers = response.headers_mut();
+                        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                        // Browser-based clients read it from another origin.
+                        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+                        response
+                    }
+                }),
+            );
+        }
+        router
+    }
+
     fn endpoint(&self) -> Endpoint {
         self.shared.stores.sealer.warn_once_if_ephemeral();
         Endpoint {
@@ -154,7 +192,8 @@ impl Server {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), Error> {
         let endpoint = Arc::new(self.endpoint());
-        let app = axum::Router::new().nest("/mcp", Self::router_with(Arc::clone(&endpoint)));
+        let app =
+            axum::Router::new().nest("/mcp", Self::router_with(Arc::clone(&endpoint))).merge(self.well_known_router());
         let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
         let signalled = {
             let endpoint = Arc::clone(&endpoint);
@@ -224,9 +263,10 @@ async fn reap(endpoint: std::sync::Weak<Endpoint>) {
 }
 
 impl HttpSession {
-    fn new() -> Self {
+    fn new(owner: String) -> Self {
         let standalone = Arc::new(Outbox::default());
         HttpSession {
+            owner,
             state: Arc::new(State::with_standalone(Arc::clone(&standalone))),
             standalone,
             last_used: Mutex::new(Instant::now()),
@@ -335,6 +375,15 @@ impl Endpoint {
         if let Some(refused) = self.check_origin(&request) {
             return refused;
         }
+        let mut request = request;
+        if let Some(auth) = &options.authorization {
+            match auth.authenticate(request.headers().get(header::AUTHORIZATION)).await {
+                Ok(principal) => {
+                    request.extensions_mut().insert(principal);
+                }
+                Err(refused) => return unauthorized(auth, &refused),
+            }
+        }
         let modern = header_str(request.headers(), VERSION_HEADER).is_some_and(|v| MODERN_VERSIONS.contains(&v));
         match *request.method() {
             Method::POST => self.post(request).await,
@@ -436,7 +485,7 @@ impl Endpoint {
         let (session, minted) = if modern {
             (None, None)
         } else {
-            match self.session_for(&parts.headers, initialize, id.as_deref()) {
+            match self.session_for(&parts.headers, parts.extensions.get::<Principal>(), initialize, id.as_deref()) {
                 Ok(found) => found,
                 Err(refused) => return *refused,
             }
@@ -489,6 +538,7 @@ impl Endpoint {
     fn session_for(
         &self,
         headers: &HeaderMap,
+        principal: Option<&Principal>,
         initialize: bool,
         id: Option<&RawValue>,
     ) -> Result<Found, Box<Response>> {
@@ -509,11 +559,11 @@ impl Endpoint {
                 )));
             }
             let key = session_id();
-            let session = Arc::new(HttpSession::new());
+            let session = Arc::new(HttpSession::new(principal::binding(principal)));
             sessions.insert(key.clone().into(), Arc::clone(&session));
             return Ok((Some(session), Some(key)));
         }
-        let session = self.session_of(headers, id)?;
+        let session = self.session_of(headers, principal, id)?;
         Ok((Some(session), None))
     }
 
@@ -531,7 +581,7 @@ impl Endpoint {
                 "Not acceptable: GET opens an SSE stream; accept text/event-stream",
             );
         }
-        let session = match self.session_of(headers, None) {
+        let session = match self.session_of(headers, request.extensions().get::<Principal>(), None) {
             Ok(session) => session,
             Err(response) => return *response,
         };
@@ -594,15 +644,25 @@ impl Endpoint {
         let Some(key) = header_str(request.headers(), SESSION_HEADER) else {
             return refuse(StatusCode::BAD_REQUEST, None, -32600, "Bad request: Mcp-Session-Id header is required");
         };
-        match self.sessions().remove(key) {
-            Some(_) => status_only(StatusCode::OK),
-            None => refuse(StatusCode::NOT_FOUND, None, -32001, "Session not found"),
+        let owner = principal::binding(request.extensions().get::<Principal>());
+        let mut sessions = self.sessions();
+        match sessions.get(key) {
+            Some(session) if session.owner == owner => {
+                sessions.remove(key);
+                status_only(StatusCode::OK)
+            }
+            _ => refuse(StatusCode::NOT_FOUND, None, -32001, "Session not found"),
         }
     }
 
     /// The live session a request names (`Mcp-Session-Id`): missing → 400, unknown or ended
     /// → 404, answered with the request's id when there is one.
-    fn session_of(&self, headers: &HeaderMap, id: Option<&RawValue>) -> Result<Arc<HttpSession>, Box<Response>> {
+    fn session_of(
+        &self,
+        headers: &HeaderMap,
+        principal: Option<&Principal>,
+        id: Option<&RawValue>,
+    ) -> Result<Arc<HttpSession>, Box<Response>> {
         let Some(key) = header_str(headers, SESSION_HEADER) else {
             return Err(Box::new(refuse(
                 StatusCode::BAD_REQUEST,
@@ -611,7 +671,9 @@ impl Endpoint {
                 "Bad request: Mcp-Session-Id header is required (send initialize first)",
             )));
         };
-        self.sessions().get(key).cloned().ok_or_else(|| {
+        // A session opened by another principal is not found: its id alone gives no access.
+        let owner = principal::binding(principal);
+        self.sessions().get(key).filter(|s| s.owner == owner).cloned().ok_or_else(|| {
             Box::new(refuse(
                 StatusCode::NOT_FOUND,
                 id,
@@ -620,6 +682,34 @@ impl Endpoint {
             ))
         })
     }
+}
+
+/// A request the authorization check refused: 401 with a challenge that names the
+/// protected resource metadata (and `invalid_token` when a token was sent), or 403
+/// `insufficient_scope` for a token without the scopes every request needs.
+fn unauthorized(auth: &crate::auth::Authorization, refused: &Refused) -> Response {
+    let (status, challenge, message) = match refused {
+        Refused::NoToken => (
+            StatusCode::UNAUTHORIZED,
+            auth.challenge(None),
+            "Unauthorized: send an OAuth bearer token (Authorization: Bearer …)",
+        ),
+        Refused::Invalid(problem) => (
+            StatusCode::UNAUTHORIZED,
+            auth.challenge(Some(*problem)),
+            "Unauthorized: the bearer token is not valid for this server; obtain a new one",
+        ),
+        Refused::Scope => (
+            StatusCode::FORBIDDEN,
+            auth.scope_challenge(),
+            "Forbidden: the bearer token lacks a scope this server requires",
+        ),
+    };
+    let mut response = refuse(status, None, -32600, message);
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
 }
 
 /// `Accept` must take both JSON and SSE (406); the body must be JSON (415).

@@ -5,10 +5,13 @@
 //! One `tools/call` passes through these modules in order: a transport — `transport` for
 //! stdio ([`Server::serve_stdio`]: reads, parks what cannot be served yet, starts each call in
 //! its own task, writes) or `http` for Streamable HTTP ([`Server::serve_http`]: the validation
-//! ladder, sessions, one outbox per POST) — then `jsonrpc` (what a message is), `session`
+//! ladder, where `auth` checks the bearer token right after Host/Origin and `jwt` verifies a
+//! JWT against its JWKS; sessions, bound to their principal; one outbox per POST) — then
+//! `jsonrpc` (what a message is), `session`
 //! (classifies the request's era once, with `client`; lifecycle methods of both eras, ids in
 //! use, routing), `dispatch` (resolve, policy, validate, run — blocking handlers on the
-//! blocking pool — check output), `validate` (schema failures as text), `context` (what the
+//! blocking pool — check output; the tool's scopes are checked against the caller before the
+//! policy), `validate` (schema failures as text), `context` (what the
 //! handler sees), `output` (return value to result), `envelope` (recovery fill, log record,
 //! error envelope), and back through `channel` (where the request's messages go) and
 //! `outbox` (answers and notifications waiting for the transport) to the transport.
@@ -34,17 +37,27 @@
 //! `redis_store` (feature `redis`); `consent` builds on it: a record written when asking,
 //! redeemed once with `take` on the retry.
 //!
+//! Who is calling travels with the request: the `auth` check puts the token's
+//! `principal::Principal` in the HTTP request's extensions (where a middleware of the
+//! author's may put one too), `channel` takes it from there, and every layer below reads it
+//! from the channel: `Ctx::principal`, the scope checks of tools, resources and prompts
+//! (`principal::require`), the `tools/list` pages of a server that hides what the caller
+//! cannot call. `principal::binding` is the caller's binding string, for state that must stay
+//! with its caller (HTTP sessions; sealed request state and consent records).
+//!
 //! Three axes stay apart. A transport moves bytes and knows nothing of tools or eras (it
 //! reads the era only to give HTTP statuses and cancel-on-close their meaning). The era is
 //! one per-request value, `client::Client`, that every layer below the session reads: log
 //! thresholds, capabilities, `Ctx::era`. The tools (the registry in `server`, with `schema`
 //! making each tool's schemas once) and the other features know nothing of transports. Modules
-//! import only modules below them: `pending`, `client`, `channel`, `logging`, `seal`,
-//! `state`, `redis_store`, `ask`, `consent`, `context`, `completion`, `shim`, `resources`, `prompts`, `server`, `features`, `dispatch`,
-//! `session`, then the transports and `args` (`--http`/`--stateless`).
+//! import only modules below them: `principal`, `auth`, `jwt`, `pending`, `client`, `channel`,
+//! `logging`, `seal`, `state`, `redis_store`, `ask`, `consent`, `context`, `completion`,
+//! `shim`, `resources`, `prompts`, `server`, `features`, `dispatch`, `session`, then the
+//! transports and `args` (`--http`/`--stateless`).
 
 mod args;
 mod ask;
+mod auth;
 mod catch;
 mod channel;
 mod checks;
@@ -60,10 +73,13 @@ mod features;
 pub mod fuzzing;
 mod http;
 mod jsonrpc;
+#[cfg(feature = "jwt")]
+mod jwt;
 mod logging;
 mod outbox;
 mod output;
 mod pending;
+mod principal;
 mod prompts;
 #[cfg(feature = "redis")]
 mod redis_store;
@@ -82,11 +98,16 @@ mod validate;
 
 pub use args::ServeArgs;
 pub use ask::{Ask, Elicitation, Elicited, Inputs, Sampling};
+pub use auth::{Authorization, InvalidToken, TokenProblem, TokenValidator};
 pub use completion::IntoCompletion;
 pub use connection::Connection;
 pub use consent::Consent;
 pub use context::{Ctx, Era, LogLevel};
 pub use jsonrpc::RpcError;
+#[cfg(feature = "jwt")]
+pub use jsonwebtoken::Algorithm;
+#[cfg(feature = "jwt")]
+pub use jwt::JwtValidator;
 pub use logging::{client_log_layer, current_request_id, init_stderr_logging};
 pub use mcp_core::{
     Annotations, CallToolResult, Content, Contract, ContractEntry, ErrorCode, Icon, IntoContents, NoReasons,
@@ -94,6 +115,7 @@ pub use mcp_core::{
 };
 pub use mcp_macros::{contract, errors, prompt, resource, tool};
 pub use output::Structured;
+pub use principal::Principal;
 pub use prompts::{IntoPrompt, PromptResult};
 #[cfg(feature = "redis")]
 pub use redis_store::RedisStore;
@@ -107,8 +129,8 @@ pub use text::TextValue;
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Ask, CallToolResult, Content, Ctx, Elicitation, Elicited, LogLevel, PromptMessage, Resource, Sampling, Server,
-        Structured, ToolError, contract, errors, prompt, resource, tool,
+        Ask, CallToolResult, Content, Ctx, Elicitation, Elicited, LogLevel, Principal, PromptMessage, Resource,
+        Sampling, Server, Structured, ToolError, contract, errors, prompt, resource, tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -43,6 +43,8 @@ pub struct PromptSpec {
     pub get: fn(crate::context::Call) -> BoxFuture<'static, Result<PromptResult, ToolError>>,
     /// Completers of the arguments (`complete(arg = fn)`).
     pub complete: Vec<(&'static str, crate::completion::Completer)>,
+    /// `#[prompt(scopes(..))]`: the scopes a caller's token must grant to get it.
+    pub scopes: &'static [&'static str],
 }
 
 /// One argument of a prompt, from a parameter of the fn.
@@ -189,6 +191,9 @@ pub(crate) async fn get(
             .hint(hint);
         return Err(refuse(&shown, err, request_id));
     };
+    if let Err(err) = crate::principal::require(caller.channel.principal(), prompt.scopes, prompt.name) {
+        return Err(refuse(prompt.name, err, request_id));
+    }
     let arguments = match params.and_then(|p| p.get("arguments")) {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(arguments)) => arguments.clone(),
@@ -211,8 +216,12 @@ pub(crate) async fn get(
         causes: caller.causes,
     };
     let operation = ask::Operation::named("prompts/get", prompt.name);
-    let sealing =
-        ask::Sealing { sealer: &caller.stores.sealer, client: caller.client, operation: &operation, request_id };
+    let sealing = ask::Sealing {
+        sealer: &caller.stores.sealer,
+        principal: caller.channel.principal(),
+        operation: &operation,
+        request_id,
+    };
     let inputs = ask::inputs_of(caller.client, &sealing, params)?;
     let run = |inputs| {
         let arguments = Value::Object(arguments.clone());

@@ -58,6 +58,8 @@ pub struct ResourceSpec {
     pub list: Option<Lister>,
     /// Completers of the template's variables (`complete(var = fn)`).
     pub complete: Vec<(&'static str, crate::completion::Completer)>,
+    /// `#[resource(scopes(..))]`: the scopes a caller's token must grant to read it.
+    pub scopes: &'static [&'static str],
 }
 
 /// A resource as `resources/list` shows it: what a `list = fn` returns for each instance of
@@ -431,11 +433,19 @@ pub(crate) async fn read(
         return Err(fail_rpc(site, err, request_id, Origin::Refusal, Some(not_found)));
     };
     let spec = &resource.spec;
+    if let Err(err) = crate::principal::require(caller.channel.principal(), spec.scopes, spec.name) {
+        let site = Site { contract: &[], ..resource.site(0) };
+        return Err(fail_rpc(site, err, request_id, Origin::Refusal, None));
+    }
     let names = resource.template.iter().flat_map(UriTemplate::variables);
     let args: Map<String, Value> = names.zip(values).map(|(n, v)| (n.to_owned(), Value::String(v))).collect();
     let operation = ask::Operation::read(spec.name, std::sync::Arc::from(uri.as_str()));
-    let sealing =
-        ask::Sealing { sealer: &caller.stores.sealer, client: caller.client, operation: &operation, request_id };
+    let sealing = ask::Sealing {
+        sealer: &caller.stores.sealer,
+        principal: caller.channel.principal(),
+        operation: &operation,
+        request_id,
+    };
     let inputs = ask::inputs_of(caller.client, &sealing, params)?;
     let run = |inputs| {
         CatchUnwind((spec.read)(caller.call_with(

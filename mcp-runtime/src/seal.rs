@@ -254,11 +254,20 @@ mod tests {
         let json = String::from_utf8(URL_SAFE_NO_PAD.decode(body).unwrap()).unwrap();
         let changed = URL_SAFE_NO_PAD.encode(json.replace("consent/abc", "consent/abd"));
         assert_eq!(sealer.open(&format!("v1.{changed}.{tag}"), ALICE), Err(Invalid::Mac));
-        // One character of the signature changed.
+        // One character of the signature changed (inside it: the last one also carries
+        // padding bits, and a change there may be refused as malformed instead).
         let mut bytes = token.clone().into_bytes();
-        let last = bytes.len() - 1;
-        bytes[last] = if bytes[last] == b'A' { b'B' } else { b'A' };
+        let inside = bytes.len() - 10;
+        bytes[inside] = if bytes[inside] == b'A' { b'B' } else { b'A' };
         assert_eq!(sealer.open(&String::from_utf8(bytes).unwrap(), ALICE), Err(Invalid::Mac));
+        // Any change of the last character is refused too, one way or the other.
+        for c in ['A', 'B', 'Q', 'g', 'w', '-', '_'] {
+            let mut changed = token.clone();
+            if changed.pop() != Some(c) {
+                changed.push(c);
+                assert!(sealer.open(&changed, ALICE).is_err(), "{changed}");
+            }
+        }
         // Too long to read.
         let huge = format!("v1.{}.x", "A".repeat(MAX_TOKEN_BYTES));
         assert_eq!(sealer.open(&huge, ALICE), Err(Invalid::TooLarge));

@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 use crate::context::{Call, Notices};
 use crate::jsonrpc::RpcError;
 use crate::output::Output;
+use crate::principal::Principal;
 use crate::prompts::{PromptDef, PromptSpec, Prompts};
 use crate::resources::{ResourceDef, ResourceSpec, Resources};
 pub use crate::schema::InputSpec;
@@ -61,6 +62,8 @@ pub struct ToolSpec {
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
     /// `#[tool(timeout_ms = ..)]`.
     pub timeout_ms: Option<u64>,
+    /// `#[tool(scopes(..))]`: the scopes a caller's token must grant to call it.
+    pub scopes: &'static [&'static str],
     /// The declared failure modes.
     pub contract: &'static [ContractEntry],
     /// Runs one call.
@@ -106,6 +109,9 @@ pub enum Error {
     /// The state store named by `ServerBuilder::state_store_url` cannot be used.
     #[error("{0}")]
     StateStore(#[from] crate::state::StoreError),
+    /// The authorization settings cannot be used.
+    #[error("authorization: {0}")]
+    InvalidAuthorization(String),
     /// `disable` or `policy` named a tool that is not registered.
     #[error("`{0}` is not a registered tool")]
     UnknownTool(String),
@@ -162,6 +168,8 @@ pub(crate) struct Options {
     /// `ttlMs` and `cacheScope` of modern list results.
     pub(crate) cache_ttl_ms: u64,
     pub(crate) cache_scope: CacheScope,
+    /// `tools/list` leaves out the tools whose scopes the caller lacks.
+    pub(crate) hide_unauthorized_tools: bool,
     pub(crate) http: HttpOptions,
 }
 
@@ -182,6 +190,7 @@ impl Default for Options {
             error_causes: 0,
             cache_ttl_ms: 0,
             cache_scope: CacheScope::Private,
+            hide_unauthorized_tools: false,
             http: HttpOptions::default(),
         }
     }
@@ -202,6 +211,8 @@ pub(crate) struct HttpOptions {
     /// The `retry` an SSE stream announces, in milliseconds.
     pub(crate) retry_ms: u64,
     pub(crate) shutdown_grace: Duration,
+    /// Bearer tokens required, and the protected resource metadata served.
+    pub(crate) authorization: Option<crate::auth::Authorization>,
 }
 
 impl Default for HttpOptions {
@@ -215,6 +226,7 @@ impl Default for HttpOptions {
             max_sessions: 10_000,
             retry_ms: 1000,
             shutdown_grace: Duration::from_secs(10),
+            authorization: None,
         }
     }
 }
@@ -303,6 +315,28 @@ impl Tools {
 }
 
 impl Shared {
+    /// Whether `tools/list` shows `tool` to a caller with `principal`: always, unless the
+    /// server hides the tools whose scopes the caller lacks.
+    pub(crate) fn lists_to(&self, tool: &Registered, principal: Option<&Principal>) -> bool {
+        !self.options.hide_unauthorized_tools || crate::principal::require(principal, tool.spec.scopes, "").is_ok()
+    }
+
+    /// The `tools/list` pages for a caller with `principal` (modern ones when `modern`): the
+    /// pages made once, unless some listed tool is hidden from this caller.
+    pub(crate) fn list_pages_for<'t>(
+        &self,
+        tools: &'t Tools,
+        principal: Option<&Principal>,
+        modern: bool,
+    ) -> std::borrow::Cow<'t, [Box<RawValue>]> {
+        let made = if modern { &tools.modern_pages } else { &tools.legacy_pages };
+        if tools.all.iter().all(|t| t.disabled.is_some() || self.lists_to(t, principal)) {
+            return std::borrow::Cow::Borrowed(made);
+        }
+        let shown: Vec<Arc<Registered>> = tools.all.iter().filter(|t| self.lists_to(t, principal)).cloned().collect();
+        std::borrow::Cow::Owned(list_pages(&shown, &self.options, modern.then_some(&*self.server_info)))
+    }
+
     /// The tools served now (a consistent set, for the whole of one request).
     pub(crate) fn tools(&self) -> Arc<Tools> {
         Arc::clone(&self.tools.read().unwrap_or_else(std::sync::PoisonError::into_inner))
@@ -627,9 +661,31 @@ impl ServerBuilder {
         self
     }
 
+    /// Makes the HTTP transport an OAuth 2.1 resource server: every request needs a bearer
+    /// token that `authorization`'s validator accepts (401 with a `WWW-Authenticate`
+    /// challenge otherwise), the protected resource metadata is served at
+    /// `/.well-known/oauth-protected-resource`, and handlers see the caller with
+    /// [`Ctx::principal`](crate::Ctx::principal). Stdio is not affected.
+    pub fn authorization(mut self, authorization: crate::auth::Authorization) -> Self {
+        self.options.http.authorization = Some(authorization);
+        self
+    }
+
+    /// Leaves out of `tools/list` the tools whose `scopes(..)` the caller's token does not
+    /// grant (default off: every tool is listed, and calling one without its scopes fails
+    /// with `insufficient_scope`). With it on, lists vary by caller: keep the modern
+    /// `cacheScope` private.
+    pub fn hide_unauthorized_tools(mut self, hide: bool) -> Self {
+        self.options.hide_unauthorized_tools = hide;
+        self
+    }
+
     /// Generates and compiles every schema, and checks names. Returns an error, never
     /// panics.
     pub fn build(self) -> Result<Server, Error> {
+        if let Some(auth) = &self.options.http.authorization {
+            auth.check().map_err(Error::InvalidAuthorization)?;
+        }
         let mut tools = Vec::with_capacity(self.specs.len());
         let mut names = std::collections::HashSet::new();
         for (spec, disabled) in self.specs {

@@ -270,7 +270,8 @@ impl Session {
             "ping" => Ok(jsonrpc::success(id, &json!({}))),
             "tools/list" => {
                 let tools = self.shared.tools();
-                page(&tools.legacy_pages, value(params).as_ref()).map(|p| jsonrpc::success(id, &p))
+                let pages = self.shared.list_pages_for(&tools, self.channel.principal(), false);
+                page(&pages, value(params).as_ref()).map(|p| jsonrpc::success(id, &p))
             }
             "logging/setLevel" => {
                 Self::set_level(value(params).as_ref(), client).map(|()| jsonrpc::success(id, &json!({})))
@@ -294,7 +295,8 @@ impl Session {
             "server/discover" => Ok(jsonrpc::success(id, &self.discover())),
             "tools/list" => {
                 let tools = self.shared.tools();
-                page(&tools.modern_pages, value(params).as_ref()).map(|p| jsonrpc::success(id, &p))
+                let pages = self.shared.list_pages_for(&tools, self.channel.principal(), true);
+                page(&pages, value(params).as_ref()).map(|p| jsonrpc::success(id, &p))
             }
             other => self.feature(id, other, params, client),
         }

@@ -466,6 +466,7 @@ const _: () = {
                 icons: ::alloc::vec::Vec::new(),
                 meta: ::alloc::vec::Vec::new(),
                 timeout_ms: ::core::option::Option::None,
+                scopes: &[],
                 input: ::mcp_runtime::__private::InputSpec::Whole(
                     ::mcp_runtime::schemars::SchemaGenerator::root_schema_for::<Query>,
                 ),

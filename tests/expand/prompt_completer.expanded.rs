@@ -64,6 +64,7 @@ const _: () = {
                         ],
                     ),
                 ),
+                scopes: &[],
                 arguments: ::alloc::boxed::box_assume_init_into_vec_unsafe(
                     ::alloc::intrinsics::write_box_via_move(
                         ::alloc::boxed::Box::new_uninit(),

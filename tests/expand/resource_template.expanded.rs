@@ -134,6 +134,7 @@ const _: () = {
                 module: "macrotest007",
                 contract: <NoteError as ::mcp_runtime::Contract>::ENTRIES,
                 complete: ::alloc::vec::Vec::new(),
+                scopes: &[],
                 uri: "notes://{name}",
                 template: true,
                 mime_type: ::core::option::Option::Some("text/plain"),

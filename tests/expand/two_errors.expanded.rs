@@ -428,6 +428,7 @@ const _: () = {
                 icons: ::alloc::vec::Vec::new(),
                 meta: ::alloc::vec::Vec::new(),
                 timeout_ms: ::core::option::Option::None,
+                scopes: &[],
                 input: ::mcp_runtime::__private::InputSpec::Params(
                     ::mcp_runtime::schemars::SchemaGenerator::root_schema_for::<
                         __McpArgs,

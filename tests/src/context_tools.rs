@@ -26,7 +26,7 @@ pub(crate) fn work(
     format!("done {steps}")
 }
 
-/// What the client declared about itself.
+/// What the client declared about itself, and who its access token says is calling.
 #[derive(Serialize, JsonSchema)]
 pub(crate) struct WhoAmI {
     /// The client's name.
@@ -35,9 +35,18 @@ pub(crate) struct WhoAmI {
     version: Option<String>,
     /// The sorted top-level keys of the client's declared capabilities.
     capabilities: Vec<String>,
+    /// The token's subject (`null` without authorization).
+    subject: Option<String>,
+    /// The OAuth client the token was issued to (`null` without authorization).
+    client_id: Option<String>,
+    /// The scopes the token grants (`null` without authorization).
+    scopes: Option<Vec<String>>,
+    /// The token's tenant (`null` without authorization or without a tenant claim).
+    tenant: Option<String>,
 }
 
-/// Returns the client's declared name, version and capability keys.
+/// Returns the client's declared name, version and capability keys, and the subject, client
+/// id, scopes and tenant of its access token.
 #[tool]
 pub(crate) fn whoami(ctx: &Ctx) -> WhoAmI {
     let info = ctx.client_info();
@@ -45,7 +54,29 @@ pub(crate) fn whoami(ctx: &Ctx) -> WhoAmI {
     let mut capabilities: Vec<String> =
         ctx.client_capabilities().and_then(|c| c.as_object()).map(|c| c.keys().cloned().collect()).unwrap_or_default();
     capabilities.sort();
-    WhoAmI { name: text("name"), version: text("version"), capabilities }
+    let principal = ctx.principal();
+    WhoAmI {
+        name: text("name"),
+        version: text("version"),
+        capabilities,
+        subject: principal.and_then(|p| p.subject()).map(str::to_owned),
+        client_id: principal.and_then(|p| p.client_id()).map(str::to_owned),
+        scopes: principal.map(|p| p.scopes().to_vec()),
+        tenant: principal.and_then(|p| p.tenant()).map(str::to_owned),
+    }
+}
+
+/// What `purge_cache` did.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct Purged {
+    /// Always `true`: the cache was purged.
+    purged: bool,
+}
+
+/// Purges the server's cache; needs the `cache:purge` scope.
+#[tool(scopes("cache:purge"))]
+pub(crate) fn purge_cache() -> Purged {
+    Purged { purged: true }
 }
 
 /// Waits until the client cancels the call, then cleans up.

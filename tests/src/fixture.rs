@@ -411,6 +411,7 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .tool(crate::ask_tools::count_rounds)
         .tool(crate::state_tools::put_item)
         .tool(crate::state_tools::delete_item)
+        .tool(crate::context_tools::purge_cache)
         .policy(|req| (req.tool == "admin_reset").then(|| Refusal::because("requires an operator session")))
         .strict_resolution(strict)
 }

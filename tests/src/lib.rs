@@ -8,6 +8,7 @@ pub mod client;
 mod context_tools;
 pub mod fixture;
 pub mod http;
+pub mod oauth;
 pub mod props;
 pub mod redis;
 pub mod spec_schema;

@@ -117,7 +117,9 @@ fn the_handler_sees_what_the_client_declared() {
                "clientInfo": {"name": "probe", "version": "9.1"}}),
     );
     let result = c.call("whoami", json!({}));
-    let expected = json!({"name": "probe", "version": "9.1", "capabilities": ["elicitation", "roots", "sampling"]});
+    // Stdio carries no access token: the caller's identity fields are null.
+    let expected = json!({"name": "probe", "version": "9.1", "capabilities": ["elicitation", "roots", "sampling"],
+                          "subject": null, "client_id": null, "scopes": null, "tenant": null});
     assert_eq!(
         result,
         json!({"content": [{"type": "text", "text": expected.to_string()}], "structuredContent": expected})

@@ -498,7 +498,8 @@ fn legacy_and_modern_requests_interleave_each_answered_in_its_era() {
 }
 
 fn whoami(name: Option<&str>, version: Option<&str>, capabilities: &[&str]) -> Value {
-    json!({"name": name, "version": version, "capabilities": capabilities})
+    json!({"name": name, "version": version, "capabilities": capabilities,
+           "subject": null, "client_id": null, "scopes": null, "tenant": null})
 }
 
 #[test]
@@ -1025,6 +1026,9 @@ fn sweep_calls(path: &str) -> Vec<(&'static str, Value)> {
         ("put_item", json!({"id": "sweep"})),
         ("delete_item", json!({"id": "sweep"})),
         ("delete_item", json!({"id": "never-stored"})),
+        // No token over stdio: refused for its scope.
+        ("purge_cache", json!({})),
+        ("purge_cache", json!({"x": 1})),
         ("no_such_tool", json!({})),
         ("ech", json!({"text": "did you mean"})),
     ]

@@ -13,6 +13,11 @@
 //!   `redis://host:port`), shared by every replica given the same URL;
 //! - `FIXTURE_REQUEST_STATE_KEY=<key>`: the key that seals `requestState` (at least 32
 //!   bytes; the same on every replica). Without it, a random key of this process.
+//! - `FIXTURE_AUTH_JWKS_URL`, `FIXTURE_AUTH_ISSUER`, `FIXTURE_AUTH_AUDIENCE` (all three):
+//!   over HTTP, every request needs a bearer JWT signed by a key of that JWKS, issued by that
+//!   issuer for that audience (the resource's URL, `http://<addr>/mcp`);
+//!   `FIXTURE_AUTH_SCOPES=a,b` lists the `scopes_supported` of the protected resource
+//!   metadata.
 
 fn number(name: &str) -> Option<u64> {
     let value = std::env::var(name).ok()?;
@@ -56,6 +61,9 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     if let Some(ms) = number("FIXTURE_ASK_TIMEOUT_MS") {
         builder = builder.ask_timeout(std::time::Duration::from_millis(ms));
     }
+    if let Some(auth) = authorization() {
+        builder = builder.authorization(auth);
+    }
     if let Ok(url) = std::env::var("FIXTURE_STATE_STORE") {
         builder = builder.state_store_url(&url);
     }
@@ -70,4 +78,27 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         }
     };
     args.serve(server).await
+}
+
+/// The token check the `FIXTURE_AUTH_*` variables ask for, when all three required ones are set.
+fn authorization() -> Option<mcp_runtime::Authorization> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let (jwks, issuer, audience) =
+        (var("FIXTURE_AUTH_JWKS_URL"), var("FIXTURE_AUTH_ISSUER"), var("FIXTURE_AUTH_AUDIENCE"));
+    let (Some(jwks), Some(issuer), Some(audience)) = (jwks, issuer, audience) else {
+        if var("FIXTURE_AUTH_JWKS_URL").is_some()
+            || var("FIXTURE_AUTH_ISSUER").is_some()
+            || var("FIXTURE_AUTH_AUDIENCE").is_some()
+        {
+            eprintln!(
+                "fixture-server: authorization needs FIXTURE_AUTH_JWKS_URL, FIXTURE_AUTH_ISSUER and FIXTURE_AUTH_AUDIENCE; serving without it"
+            );
+        }
+        return None;
+    };
+    let scopes: Vec<String> = var("FIXTURE_AUTH_SCOPES")
+        .map(|s| s.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect())
+        .unwrap_or_default();
+    let jwt = mcp_runtime::JwtValidator::new(jwks, issuer, audience);
+    Some(mcp_runtime::Authorization::jwt(jwt).scopes_supported(scopes))
 }
