@@ -536,3 +536,62 @@ fn fixture_server_takes_its_authorization_from_the_environment_and_never_logs_a_
         assert!(!log.contains(secret.as_str()), "a token reached the log");
     }
 }
+
+/// A 2026-07-28 `tools/call` of `name` with `args` and `extra` params, by a caller with
+/// `bearer`, on a stateless server: the JSON-RPC answer.
+fn modern_call_with(port: u16, bearer: &str, name: &str, args: Value, extra: Value) -> Value {
+    let mut params = json!({"name": name, "arguments": args, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    }});
+    for (k, v) in extra.as_object().expect("an object") {
+        params[k] = v.clone();
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let authorization = format!("Bearer {bearer}");
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", JSON_AND_SSE),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", name),
+        ("Authorization", authorization.as_str()),
+    ];
+    let response = request(port, "POST", "/mcp", &headers, body.to_string().as_bytes()).expect("the server answers");
+    serde_json::from_str(&response.text()).expect("a JSON answer")
+}
+
+#[test]
+fn sealed_state_consent_and_the_state_store_belong_to_the_caller() {
+    let idp = JwksServer::start(jwks(&[TestKey::Rsa1]));
+    let served = serve(&idp.url(), stateless);
+    let alice = token(TestKey::Rsa1, &claims(AUDIENCE, "notes:read"));
+    let with = |key: &str, value: &str| {
+        let mut c = claims(AUDIENCE, "notes:read");
+        c[key] = json!(value);
+        token(TestKey::Rsa1, &c)
+    };
+    let (bob, other_app, other_tenant) = (with("sub", "user-7"), with("client_id", "other-app"), with("tid", "globex"));
+
+    let stored = modern_call_with(served.port, &alice, "put_item", json!({"id": "a"}), json!({}));
+    assert_eq!(stored["result"]["structuredContent"], json!({"stored": "a"}), "{stored}");
+    // Another tenant's store has no item `a`.
+    let elsewhere = modern_call_with(served.port, &other_tenant, "delete_item", json!({"id": "a"}), json!({}));
+    assert!(
+        elsewhere["result"]["content"][0]["text"].as_str().is_some_and(|t| t.contains("reason no_such_item")),
+        "{elsewhere}"
+    );
+
+    // Alice is asked; her state opens for nobody else (another subject, client, or tenant).
+    let asked = modern_call_with(served.port, &alice, "delete_item", json!({"id": "a"}), json!({}));
+    let state = asked["result"]["requestState"].as_str().expect("a requestState").to_owned();
+    let yes = json!({"inputResponses": {"consent": {"action": "accept", "content": {"confirm": true}}}, "requestState": state});
+    for caller in [&bob, &other_app, &other_tenant] {
+        let refused = modern_call_with(served.port, caller, "delete_item", json!({"id": "a"}), yes.clone());
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert_eq!(refused["error"]["message"], "Invalid or expired requestState", "{refused}");
+    }
+    // Her own retry deletes.
+    let deleted = modern_call_with(served.port, &alice, "delete_item", json!({"id": "a"}), yes);
+    assert_eq!(deleted["result"]["structuredContent"], json!({"deleted": "a"}), "{deleted}");
+}
