@@ -42,8 +42,10 @@
 //! author's may put one too), `channel` takes it from there, and every layer below reads it
 //! from the channel: `Ctx::principal`, the scope checks of tools, resources and prompts
 //! (`principal::require`), the `tools/list` pages of a server that hides what the caller
-//! cannot call. `principal::binding` is the caller's binding string, for state that must stay
-//! with its caller (HTTP sessions; sealed request state and consent records).
+//! cannot call. `principal::binding` keeps an HTTP session with the caller that opened it;
+//! sealed request state and consent records bind the same three fields (client id, subject,
+//! tenant) with the operation (`ask::Operation::binding`), and `Ctx::state` is scoped to the
+//! tenant.
 //!
 //! Three axes stay apart. A transport moves bytes and knows nothing of tools or eras (it
 //! reads the era only to give HTTP statuses and cancel-on-close their meaning). The era is
