@@ -164,6 +164,7 @@ fn random_arguments_are_refused_safely() {
     }
     let names: Vec<String> = names.into_iter().collect();
     let refused = std::cell::Cell::new(0_u32);
+    let reached = std::cell::Cell::new(0_u32);
     let strategy = (proptest::sample::select(tools), arguments(names));
     let outcome = runner(1024).run(&strategy, |(tool, args)| {
         if slow_or_panicking(&tool, &args) {
@@ -171,6 +172,11 @@ fn random_arguments_are_refused_safely() {
         }
         let Some(result) = call(&rt, &server, &tool, &args) else { return Ok(()) };
         let reason = &result["structuredContent"]["error"]["data"]["reason"];
+        // A tool the in-process caller lacks the scopes for is refused before its arguments
+        // are read: that call never reaches argument validation.
+        if *reason != json!("insufficient_scope") {
+            reached.set(reached.get() + 1);
+        }
         if *reason == json!("invalid_arguments") {
             refused.set(refused.get() + 1);
             check_refusal(&tool, &args, &result)?;
@@ -180,9 +186,12 @@ fn random_arguments_are_refused_safely() {
     if let Err(e) = outcome {
         panic!("{e}");
     }
-    // The generator reaches the refusal path most of the time.
-    let refused = refused.get();
-    assert!(refused > 500, "only {refused} of 1024 random calls were refused");
+    // The generator reaches the refusal path often (about half the calls; a third at least).
+    let (refused, reached) = (refused.get(), reached.get());
+    assert!(
+        refused * 3 > reached && reached > 800,
+        "only {refused} of {reached} random calls that reached argument validation were refused"
+    );
 }
 
 fn text() -> impl Strategy<Value = String> {
