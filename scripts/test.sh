@@ -10,8 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
-# A clean CI clone builds once: incremental caches would only take disk.
-if [ "${CI:-}" = true ]; then export CARGO_INCREMENTAL=0; fi
+# A clean CI clone builds once: incremental caches would only take disk. Nor does it keep
+# debug info: trybuild links each passing case into a binary of its own (about 150 MB each
+# with debug info, some 6 GB in all), outside the workspace's profile settings.
+if [ "${CI:-}" = true ]; then
+  export CARGO_INCREMENTAL=0
+  export CARGO_PROFILE_DEV_DEBUG=false
+fi
 
 CARGO_EXPAND_VERSION=1.0.127
 PY_MCP_VERSION=2.3.0
