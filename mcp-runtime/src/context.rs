@@ -696,6 +696,11 @@ pub(crate) struct Caller<'a> {
 }
 
 impl Caller<'_> {
+    /// How this request's `requestState` is sealed and opened, for `operation`.
+    pub(crate) fn sealing<'a>(&'a self, operation: &'a Operation, request_id: RequestId) -> crate::ask::Sealing<'a> {
+        crate::ask::Sealing { sealer: &self.stores.sealer, principal: self.channel.principal(), operation, request_id }
+    }
+
     /// One handler call of `name` with `args` (variables or arguments, by name).
     pub(crate) fn call(&self, name: &'static str, args: Value, request_id: RequestId) -> Call {
         self.call_with(name, args, request_id, crate::ask::Inputs::default(), &Operation::named("", name))

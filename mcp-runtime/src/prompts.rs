@@ -216,12 +216,7 @@ pub(crate) async fn get(
         causes: caller.causes,
     };
     let operation = ask::Operation::named("prompts/get", prompt.name);
-    let sealing = ask::Sealing {
-        sealer: &caller.stores.sealer,
-        principal: caller.channel.principal(),
-        operation: &operation,
-        request_id,
-    };
+    let sealing = caller.sealing(&operation, request_id);
     let inputs = ask::inputs_of(caller.client, &sealing, params)?;
     let run = |inputs| {
         let arguments = Value::Object(arguments.clone());

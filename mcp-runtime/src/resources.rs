@@ -440,12 +440,7 @@ pub(crate) async fn read(
     let names = resource.template.iter().flat_map(UriTemplate::variables);
     let args: Map<String, Value> = names.zip(values).map(|(n, v)| (n.to_owned(), Value::String(v))).collect();
     let operation = ask::Operation::read(spec.name, std::sync::Arc::from(uri.as_str()));
-    let sealing = ask::Sealing {
-        sealer: &caller.stores.sealer,
-        principal: caller.channel.principal(),
-        operation: &operation,
-        request_id,
-    };
+    let sealing = caller.sealing(&operation, request_id);
     let inputs = ask::inputs_of(caller.client, &sealing, params)?;
     let run = |inputs| {
         CatchUnwind((spec.read)(caller.call_with(
