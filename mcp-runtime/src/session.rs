@@ -268,11 +268,7 @@ impl Session {
         match method {
             "initialize" => self.initialize(value(params)).map(|r| jsonrpc::success(id, &r)),
             "ping" => Ok(jsonrpc::success(id, &json!({}))),
-            "tools/list" => {
-                let tools = self.shared.tools();
-                let pages = self.shared.list_pages_for(&tools, self.channel.principal(), false);
-                page(&pages, value(params).as_ref()).map(|p| jsonrpc::success(id, &p))
-            }
+            "tools/list" => self.tools_list(id, params, false),
             "logging/setLevel" => {
                 Self::set_level(value(params).as_ref(), client).map(|()| jsonrpc::success(id, &json!({})))
             }
@@ -293,13 +289,16 @@ impl Session {
     ) -> Result<Vec<u8>, RpcError> {
         match method {
             "server/discover" => Ok(jsonrpc::success(id, &self.discover())),
-            "tools/list" => {
-                let tools = self.shared.tools();
-                let pages = self.shared.list_pages_for(&tools, self.channel.principal(), true);
-                page(&pages, value(params).as_ref()).map(|p| jsonrpc::success(id, &p))
-            }
+            "tools/list" => self.tools_list(id, params, true),
             other => self.feature(id, other, params, client),
         }
+    }
+
+    /// `tools/list` in either era: the page the cursor names, of what this caller may see.
+    fn tools_list(&self, id: &RawValue, params: Option<&RawValue>, modern: bool) -> Result<Vec<u8>, RpcError> {
+        let tools = self.shared.tools();
+        let pages = self.shared.list_pages_for(&tools, self.channel.principal(), modern);
+        page(&pages, value(params).as_ref()).map(|p| jsonrpc::success(id, &p))
     }
 
     /// A feature method answered at once (a list), in either era; anything else is not found.
