@@ -51,6 +51,8 @@ pub(crate) struct Param<'a> {
 /// What the fn returns: `T`, or `Result<T, E>` (a path whose last segment is `Result`,
 /// which includes aliases such as `anyhow::Result<T>`).
 pub(crate) struct Ret {
+    /// The return type as written (`()` when the fn returns nothing).
+    pub(crate) ty: Type,
     /// The success type (`()` when the fn returns nothing).
     pub(crate) ok: Type,
     pub(crate) is_result: bool,
@@ -174,7 +176,8 @@ fn param<'a>(cx: &Ctxt, arg: &'a FnArg) -> Option<Param<'a>> {
 fn ret(output: &syn::ReturnType) -> Ret {
     let syn::ReturnType::Type(_, ty) = output else {
         let span = output.span();
-        return Ret { ok: syn::parse_quote!(()), is_result: false, span, err_span: span };
+        let unit: Type = syn::parse_quote!(());
+        return Ret { ty: unit.clone(), ok: unit, is_result: false, span, err_span: span };
     };
     if let Type::Path(p) = &**ty
         && p.qself.is_none()
@@ -188,7 +191,7 @@ fn ret(output: &syn::ReturnType) -> Ret {
             Some(syn::GenericArgument::Type(err)) => err.span(),
             _ => ty.span(),
         };
-        return Ret { ok: ok.clone(), is_result: true, span: ty.span(), err_span };
+        return Ret { ty: (**ty).clone(), ok: ok.clone(), is_result: true, span: ty.span(), err_span };
     }
-    Ret { ok: (**ty).clone(), is_result: false, span: ty.span(), err_span: ty.span() }
+    Ret { ty: (**ty).clone(), ok: (**ty).clone(), is_result: false, span: ty.span(), err_span: ty.span() }
 }

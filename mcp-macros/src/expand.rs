@@ -94,7 +94,6 @@ pub(crate) fn public_items(tool: &Tool<'_>, valid: bool) -> TokenStream {
     quote! {
         #(#docs)*
         #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
         #vis struct #name;
 
         impl #name {
@@ -220,25 +219,24 @@ pub(crate) fn contract_impls<'e>(
     }
 }
 
-/// How the generated call fn gets the handler's parameters.
+/// How the generated `run` reads the handler's parameters.
 struct Inputs {
     /// The arguments struct, when the fn has plain arguments.
     args_struct: TokenStream,
-    /// The `ToolSpec::input` value.
-    input_spec: TokenStream,
-    /// `let (#ctx_binding, #args_pattern) = #parts_call?;`
-    ctx_binding: TokenStream,
-    args_pattern: TokenStream,
-    parts_call: TokenStream,
+    /// The `ToolInfo::input` value, unless the tool takes no input.
+    input_spec: Option<TokenStream>,
+    /// The statements of `run` that read the arguments (and check their types).
+    read: TokenStream,
+    /// The arguments are plain parameters, read through the argument probes.
+    params: bool,
     /// The handler's arguments, in the fn's parameter order.
     call_args: Vec<TokenStream>,
-    /// The context parameter's type (`Ctx<R>` for `&Ctx<R>`) and its span, if there is one.
-    ctx: Option<(TokenStream, Span)>,
+    /// The context parameter's type (`Ctx<R>` for `&Ctx<R>`), if there is one.
+    ctx: Option<TokenStream>,
 }
 
 fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
-    let p = quote!(#krate::__private);
-    let mut ctx: Option<(&syn::Type, Span)> = None;
+    let mut ctx: Option<&syn::Type> = None;
     let mut input: Option<(&syn::Type, Span)> = None;
     let mut call_args = Vec::new();
     let mut fields = Vec::new();
@@ -250,8 +248,8 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
         match param.kind {
             ParamKind::Context => {
                 // The referenced type: `Ctx<R>` for `&Ctx<R>`.
-                ctx = Some((&param.ty, ty_span));
-                call_args.push(quote!(&__mcp_ctx));
+                ctx = Some(&param.ty);
+                call_args.push(quote!(__mcp_ctx));
             }
             ParamKind::Input => {
                 input = Some((&param.ty, ty_span));
@@ -274,10 +272,16 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
     // The schema functions are paths, not closures: a closure spanned at user tokens would
     // draw clippy lints in the user's crate.
     let root_schema_for = quote!(#krate::schemars::SchemaGenerator::root_schema_for);
-    let (args_struct, input_spec, args_ty, args_pattern) = if let Some((ty, _)) = input {
-        (TokenStream::new(), quote!(#p::InputSpec::Whole(#root_schema_for::<#ty>)), quote!(#ty), quote!(__mcp_input))
+    let (args_struct, input_spec, read) = if let Some((ty, span)) = input {
+        // Spanned at the input's type: a type without `Deserialize` is an error there.
+        let parse = quote_spanned!(span=> __mcp_args.parse::<#ty>());
+        (
+            TokenStream::new(),
+            Some(quote!(__mcp::InputSpec::Whole(#root_schema_for::<#ty>))),
+            quote!(let __mcp_input = #parse?;),
+        )
     } else if fields.is_empty() {
-        (TokenStream::new(), quote!(#p::InputSpec::Empty), quote!(#p::NoArgs), quote!(_))
+        (TokenStream::new(), None, TokenStream::new())
     } else {
         let serde_crate = format!("{}::__private::serde", krate.to_string().replace(' ', ""));
         let schemars_crate = format!("{}::schemars", krate.to_string().replace(' ', ""));
@@ -292,7 +296,7 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
             .join(", ");
         // No doc comment: it would only become a schema `description` that the runtime drops.
         let args_struct = quote! {
-            #[derive(#p::serde::Deserialize, #krate::schemars::JsonSchema)]
+            #[derive(__mcp::serde::Deserialize, #krate::schemars::JsonSchema)]
             #[serde(crate = #serde_crate)]
             #[serde(bound(deserialize = #bound))]
             #deny
@@ -301,37 +305,17 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
                 #(#fields,)*
             }
         };
-        (
-            args_struct,
-            quote!(#p::InputSpec::Params(#root_schema_for::<__McpArgs>)),
-            quote!(__McpArgs),
-            quote!(__McpArgs { #(#bindings),* }),
-        )
-    };
-    // The runtime builds the context and deserializes the arguments. Its trait bounds
-    // (`FromCall`, `DeserializeOwned`) are about the user's types, so the call is spanned at
-    // them: an unsatisfied bound points at the parameter's type, never at `#[tool]`.
-    let (ctx_binding, ctx_ty) = match ctx {
-        Some((ty, _)) => (quote!(__mcp_ctx), quote!(#ty)),
-        None => (quote!(_), quote!(#krate::Ctx)),
-    };
-    let parts_span = ctx.or(input).map_or_else(Span::call_site, |(_, span)| span);
-    let parts_call = if fields.is_empty() || input.is_some() {
-        quote_spanned!(parts_span=> __mcp_call.parts::<#ctx_ty, #args_ty>())
-    } else {
         // Each argument type is checked at its span; the arguments struct then goes through
         // a probe that adds no second error when one of them failed.
-        let checks = checked.iter().map(|(ty, span)| quote_spanned!(*span=> (&&#p::ArgOf::<#ty>::new()).check();));
-        let parts = quote_spanned!(parts_span=> (&&#p::ArgsOf::<#args_ty>::new()).parts::<#ctx_ty>(__mcp_call));
-        quote!({
-            #[allow(unused_imports)]
-            use #p::{ArgKind as _, ArgsKind as _, NotAnArgKind as _, UndeserializableKind as _};
+        let checks = checked.iter().map(|(ty, span)| quote_spanned!(*span=> (&&__mcp::ArgOf::<#ty>::new()).check();));
+        let read = quote! {
             #(#checks)*
-            #parts
-        })
+            let __McpArgs { #(#bindings),* } = (&&__mcp::ArgsOf::<__McpArgs>::new()).parse(__mcp_args)?;
+        };
+        (args_struct, Some(quote!(__mcp::InputSpec::Params(#root_schema_for::<__McpArgs>))), read)
     };
-    let ctx = ctx.map(|(ty, span)| (quote!(#ty), span));
-    Inputs { args_struct, input_spec, ctx_binding, args_pattern, parts_call, call_args, ctx }
+    let params = input.is_none() && !fields.is_empty();
+    Inputs { args_struct, input_spec, read, params, call_args, ctx: ctx.map(|ty| quote!(#ty)) }
 }
 
 /// Whether serde reads a field without its type's `Deserialize` (`with`, `deserialize_with`,
@@ -355,71 +339,168 @@ fn serde_reads_it_otherwise(attrs: &[&syn::Attribute]) -> bool {
 
 fn private_items(tool: &Tool<'_>) -> TokenStream {
     let krate = krate(tool);
-    let p = quote!(#krate::__private);
     let name = &tool.original.sig.ident;
-    let wire_name = tool_name(tool);
-    let Inputs { args_struct, input_spec, ctx_binding, args_pattern, parts_call, call_args, ctx } =
-        inputs(tool, &krate);
+    let Inputs { args_struct, input_spec, read, params, call_args, ctx } = inputs(tool, &krate);
+    let info = info(tool, &krate, input_spec);
 
-    let await_ = tool.original.sig.asyncness.map(|_| quote!(.await));
-    // A fn without `async` may block: the runtime runs it on a blocking thread.
-    let blocking = tool.original.sig.asyncness.is_none();
+    // The context: the handler's, or a bare `Ctx` the handler does not see.
+    let (ctx_ty, ctx_param) = match &ctx {
+        Some(ty) => (ty.clone(), quote!(__mcp_ctx)),
+        None => (quote!(#krate::Ctx), quote!(_)),
+    };
+    let args_param = if read.is_empty() { quote!(_) } else { quote!(__mcp_args) };
+    // With both `contract = X` and a context: they must agree, checked at the path.
+    let contract_check = match (&tool.attr.contract, &ctx) {
+        (Some(path), Some(ty)) if tool.errors.is_empty() => {
+            let check = quote_spanned!(syn::spanned::Spanned::span(path)=> (&&__mcp::ContractOf::<#ty>::new()).check::<#path>());
+            quote!(#check;)
+        }
+        _ => TokenStream::new(),
+    };
+    // An `async` fn's future is the call's; a fn without `async` runs here, in the call's
+    // first poll.
+    let handler = quote!(#name::handler(#(#call_args),*));
+    let started = if tool.original.sig.asyncness.is_some() { handler } else { quote!(::core::future::ready(#handler)) };
+
+    let ret = &tool.ret.ty;
     let ok = &tool.ret.ok;
     let ret_span = tool.ret.span;
-    let unwrap_result = unwrap_result(tool, &krate);
+    let unwrap = tool.ret.is_result.then(|| {
+        // A type without a conversion gets one error there, saying how to convert it.
+        let into = quote_spanned!(tool.ret.err_span=> (&&__mcp::ErrorOf::of(&error)).convert(error));
+        quote! {
+            let __mcp_out = match __mcp_out {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => return ::core::result::Result::Err(#into),
+            };
+        }
+    });
     // The return type picks plain content or structured output (see the runtime's `output`
     // module); a type that is neither is an error at the return type.
-    let output_schema = quote_spanned!(ret_span=> (&&#p::Kind::<#ok>::new()).output_schema(g));
-    let finish = quote_spanned!(ret_span=> (&&#p::Kind::<#ok>::new()).finish(__mcp_out));
-
-    let metadata = metadata(tool, &krate);
-    let contract = contract(tool, &krate, ctx.as_ref().map(|(ty, _)| ty));
-    let allow_unknown = tool.attr.allow_unknown_args;
-    let needs_session = tool.attr.needs_session;
+    let finish = quote_spanned!(ret_span=> (&&__mcp::Kind::<#ok>::new()).finish(__mcp_out));
+    let output_schema = quote_spanned!(ret_span=> (&&__mcp::Kind::<#ok>::new()).output_schema(g));
+    let result = quote!(::core::result::Result);
+    // The probe traits this expansion calls.
+    let mut probes = Vec::new();
+    if !contract_check.is_empty() {
+        probes.extend(["ContextContract", "NotAContext"]);
+    }
+    if params {
+        probes.extend(["ArgKind", "NotAnArgKind", "ArgsKind", "UndeserializableKind"]);
+    }
+    probes.extend(["ContentKind", "StructuredKind", "UnsupportedKind"]);
+    if tool.ret.is_result {
+        probes.extend(["IntoToolErrorKind", "NotAToolErrorKind"]);
+    }
+    let probes = probes.into_iter().map(|p| Ident::new(p, Span::call_site()));
 
     quote! {
         const _: () = {
+            use #krate::__private as __mcp;
+            // The probes: each resolves to a working method, or to an error at the user's type.
+            #[allow(unused_imports)]
+            use __mcp::{#(#probes as _),*};
+
             #args_struct
 
-            impl #p::ToolDef for #name {
-                fn spec() -> #p::ToolSpec {
-                    #p::ToolSpec {
-                        name: #wire_name,
-                        #metadata
-                        input: #input_spec,
-                        allow_unknown_args: #allow_unknown,
-                        needs_session: #needs_session,
-                        blocking: #blocking,
-                        module: ::core::module_path!(),
-                        output_schema: __mcp_output_schema,
-                        contract: #contract,
-                        call: __mcp_call,
-                    }
+            impl __mcp::ToolDef for #name {
+                const INFO: __mcp::ToolInfo = #info;
+                type Ctx = #ctx_ty;
+                type Ret = #ret;
+
+                fn run(#ctx_param: &Self::Ctx, #args_param: __mcp::Args) -> __mcp::Started<impl ::core::future::Future<Output = Self::Ret> + ::core::marker::Send + '_> {
+                    #contract_check
+                    #read
+                    #result::Ok(#started)
                 }
-            }
 
-            /// The output schema, chosen by the return type: text and content blocks have
-            /// none; a `Serialize + JsonSchema` type has its schema.
-            fn __mcp_output_schema(g: &mut #krate::schemars::SchemaGenerator) -> ::core::option::Option<#krate::schemars::Schema> {
-                #[allow(unused_imports)]
-                use #p::{ContentKind as _, StructuredKind as _, UnsupportedKind as _};
-                #output_schema
-            }
-
-            /// One call: arguments (already validated against the input schema) are
-            /// deserialized, the handler runs, its value becomes the result.
-            fn __mcp_call(__mcp_call: #p::Call) -> #p::BoxFuture<'static, ::core::result::Result<#p::Output, #krate::ToolError>> {
-                ::std::boxed::Box::pin(async move {
-                    #[allow(unused_imports)]
-                    use #p::{ContentKind as _, StructuredKind as _, UnsupportedKind as _};
-                    let (#ctx_binding, #args_pattern) = #parts_call?;
-                    let __mcp_out = #name::handler(#(#call_args),*) #await_;
-                    #unwrap_result
+                fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
+                    #unwrap
                     #finish
-                })
+                }
+
+                fn output_schema(g: &mut __mcp::SchemaGenerator) -> ::core::option::Option<__mcp::Schema> {
+                    #output_schema
+                }
             }
         };
     }
+}
+
+/// The tool's `ToolInfo`: the fields that differ from `ToolInfo::new`'s.
+fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> TokenStream {
+    let attr = &tool.attr;
+    let wire_name = tool_name(tool);
+    let description = attr.description.as_ref().map_or_else(|| tool.docs.clone().unwrap_or_default(), LitStr::value);
+    let mut fields = Vec::new();
+    if let Some(title) = &attr.title {
+        fields.push(quote!(title: ::core::option::Option::Some(#title)));
+    }
+    if let Some(a) = &attr.annotations {
+        let hints = [
+            ("title", a.title.as_ref().map(ToTokens::to_token_stream)),
+            ("read_only_hint", a.read_only_hint.as_ref().map(ToTokens::to_token_stream)),
+            ("destructive_hint", a.destructive_hint.as_ref().map(ToTokens::to_token_stream)),
+            ("idempotent_hint", a.idempotent_hint.as_ref().map(ToTokens::to_token_stream)),
+            ("open_world_hint", a.open_world_hint.as_ref().map(ToTokens::to_token_stream)),
+        ];
+        let set = hints.into_iter().filter_map(|(key, value)| {
+            let key = Ident::new(key, Span::call_site());
+            value.map(|v| quote!(#key: ::core::option::Option::Some(#v)))
+        });
+        fields.push(quote!(annotations: ::core::option::Option::Some(__mcp::Hints { #(#set,)* ..__mcp::Hints::NONE })));
+    }
+    if !attr.icons.is_empty() {
+        let icons = attr.icons.iter().map(|i| {
+            let src = &i.src;
+            let mime = option(i.mime_type.as_ref());
+            let sizes = option(i.sizes.as_ref().map(|s| {
+                let sizes = s.value();
+                let sizes = sizes.split_whitespace();
+                quote!(&[#(#sizes),*])
+            }));
+            let theme = option(i.theme.as_ref());
+            quote!(__mcp::IconInfo { src: #src, mime_type: #mime, sizes: #sizes, theme: #theme })
+        });
+        fields.push(quote!(icons: &[#(#icons),*]));
+    }
+    if !attr.meta.is_empty() {
+        let value = quote!(__mcp::Value);
+        let meta = attr.meta.iter().map(|(k, v)| quote!((#k, <#value as ::core::convert::From<_>>::from(#v))));
+        fields.push(quote!(meta: || ::std::vec![#(#meta),*]));
+    }
+    if let Some(timeout) = &attr.timeout_ms {
+        fields.push(quote!(timeout_ms: ::core::option::Option::Some(#timeout)));
+    }
+    if !attr.scopes.is_empty() {
+        let scopes = scopes(tool);
+        fields.push(quote!(scopes: #scopes));
+    }
+    if let Some(input) = input {
+        fields.push(quote!(input: #input));
+    }
+    if attr.allow_unknown_args {
+        fields.push(quote!(allow_unknown_args: true));
+    }
+    if attr.needs_session {
+        fields.push(quote!(needs_session: true));
+    }
+    if tool.original.sig.asyncness.is_none() {
+        // A fn without `async` may block: the runtime may run it on a blocking thread.
+        fields.push(quote!(blocking: true));
+    }
+    // Without `#[errors]` or `contract = X`, the runtime takes the context's contract.
+    let contract = if tool.errors.is_empty() {
+        attr.contract.as_ref().map(|path| quote!(<#path as #krate::Contract>::ENTRIES))
+    } else {
+        let e = reason_enum_ident(tool);
+        Some(quote!(<#e as #krate::Contract>::ENTRIES))
+    };
+    if let Some(contract) = contract {
+        fields.push(quote!(contract: ::core::option::Option::Some(#contract)));
+    }
+    let new = quote!(__mcp::ToolInfo::new(#wire_name, #description, ::core::module_path!()));
+    if fields.is_empty() { new } else { quote!(__mcp::ToolInfo { #(#fields,)* ..#new }) }
 }
 
 /// The contract table: the item's own `#[errors]`, else `contract = X`, else the one its
@@ -515,44 +596,6 @@ pub(crate) fn option(value: Option<impl ToTokens>) -> TokenStream {
 /// An owned `String` from a literal.
 pub(crate) fn string(s: &LitStr) -> TokenStream {
     quote!(::std::borrow::ToOwned::to_owned(#s))
-}
-
-/// The `ToolSpec` fields that describe the tool: `title` through `meta`, `timeout_ms` and
-/// `scopes`.
-fn metadata(tool: &Tool<'_>, krate: &TokenStream) -> TokenStream {
-    let attr = &tool.attr;
-    let title = option(attr.title.as_ref());
-    let description = attr.description.as_ref().map_or_else(|| tool.docs.clone().unwrap_or_default(), LitStr::value);
-    let annotations = option(attr.annotations.as_ref().map(|a| {
-        let title = option(a.title.as_ref().map(string));
-        let read_only = option(a.read_only_hint.as_ref());
-        let destructive = option(a.destructive_hint.as_ref());
-        let idempotent = option(a.idempotent_hint.as_ref());
-        let open_world = option(a.open_world_hint.as_ref());
-        quote! {
-            #krate::ToolAnnotations {
-                title: #title,
-                read_only_hint: #read_only,
-                destructive_hint: #destructive,
-                idempotent_hint: #idempotent,
-                open_world_hint: #open_world,
-            }
-        }
-    }));
-    let icons = icons(tool, krate);
-    let value = quote!(#krate::__private::Value);
-    let meta = attr.meta.iter().map(|(k, v)| quote!((#k, <#value as ::core::convert::From<_>>::from(#v))));
-    let timeout = option(attr.timeout_ms.as_ref());
-    let scopes = scopes(tool);
-    quote! {
-        title: #title,
-        description: #description,
-        annotations: #annotations,
-        icons: #icons,
-        meta: ::std::vec![#(#meta),*],
-        timeout_ms: #timeout,
-        scopes: #scopes,
-    }
 }
 
 /// `scopes(..)` as a `&'static [&'static str]`.

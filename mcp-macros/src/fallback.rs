@@ -26,12 +26,32 @@ pub(crate) fn fallback(tool: &Tool<'_>, errors: &syn::Error) -> TokenStream {
     let public = public_items(tool, false);
     let krate = krate(tool);
     let name = &tool.original.sig.ident;
+    let message = format!("this {} did not compile", tool.attr.kind.name());
     let (def, spec) = match tool.attr.kind {
-        Kind::Tool => (quote!(ToolDef), quote!(ToolSpec)),
+        Kind::Tool => {
+            let p = quote!(#krate::__private);
+            return quote! {
+                #public
+                #errors
+                impl #p::ToolDef for #name {
+                    const INFO: #p::ToolInfo = #p::ToolInfo::new("", "", "");
+                    type Ctx = #krate::Ctx;
+                    type Ret = ();
+                    fn run(_: &Self::Ctx, _: #p::Args) -> ::core::result::Result<::core::future::Ready<()>, #krate::ToolError> {
+                        ::core::unreachable!(#message)
+                    }
+                    fn finish((): ()) -> ::core::result::Result<#p::Output, #krate::ToolError> {
+                        ::core::unreachable!(#message)
+                    }
+                    fn output_schema(_: &mut #krate::schemars::SchemaGenerator) -> ::core::option::Option<#krate::schemars::Schema> {
+                        ::core::unreachable!(#message)
+                    }
+                }
+            };
+        }
         Kind::Resource => (quote!(ResourceDef), quote!(ResourceSpec)),
         Kind::Prompt => (quote!(PromptDef), quote!(PromptSpec)),
     };
-    let message = format!("this {} did not compile", tool.attr.kind.name());
     quote! {
         #public
         #errors

@@ -13,7 +13,8 @@ use std::ops::Deref;
 use mcp_core::{Contract, ToolError};
 use serde::de::DeserializeOwned;
 
-use crate::context::{Call, Ctx, FromCall};
+use crate::context::Ctx;
+use crate::tool::Args;
 
 /// A probe for a handler's error type `E` (of `Result<T, E>`).
 pub struct ErrorOf<E>(NotAToolError<E>);
@@ -150,13 +151,13 @@ impl<A> Deref for ArgsOf<A> {
 
 /// The arguments struct can be deserialized.
 pub trait ArgsKind<A> {
-    /// [`Call::parts`].
-    fn parts<C: FromCall>(&self, call: Call) -> Result<(C, A), ToolError>;
+    /// [`Args::parse`].
+    fn parse(&self, args: Args) -> Result<A, ToolError>;
 }
 
 impl<A: DeserializeOwned> ArgsKind<A> for &ArgsOf<A> {
-    fn parts<C: FromCall>(&self, call: Call) -> Result<(C, A), ToolError> {
-        call.parts()
+    fn parse(&self, args: Args) -> Result<A, ToolError> {
+        args.parse()
     }
 }
 
@@ -166,11 +167,11 @@ pub struct Undeserializable<A>(PhantomData<fn() -> A>);
 /// Arguments that cannot be deserialized.
 pub trait UndeserializableKind<A> {
     /// Never called: the build failed.
-    fn parts<C: FromCall>(&self, call: Call) -> Result<(C, A), ToolError>;
+    fn parse(&self, args: Args) -> Result<A, ToolError>;
 }
 
 impl<A> UndeserializableKind<A> for Undeserializable<A> {
-    fn parts<C: FromCall>(&self, _: Call) -> Result<(C, A), ToolError> {
+    fn parse(&self, _: Args) -> Result<A, ToolError> {
         unreachable!("an argument type is not `Deserialize`, which failed the build")
     }
 }

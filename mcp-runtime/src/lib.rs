@@ -94,6 +94,7 @@ mod session;
 mod shim;
 mod state;
 mod text;
+mod tool;
 mod transport;
 mod uri_template;
 mod validate;
@@ -153,7 +154,9 @@ pub mod __private {
     };
     pub use crate::prompts::{PromptArgument, PromptDef, PromptSpec};
     pub use crate::resources::{Lister, ResourceBody, ResourceDef, ResourceSpec};
-    pub use crate::server::{BoxFuture, InputSpec, ToolDef, ToolSpec};
+    pub use crate::server::{BoxFuture, InputSpec, ToolSpec};
+    pub use crate::tool::{Args, Finished, Hints, IconInfo, Started, ToolDef, ToolInfo};
+    pub use schemars::{Schema, SchemaGenerator};
     pub use serde;
     pub use serde_json::Value;
 }

@@ -410,37 +410,6 @@ const _: () = {
 /// Searches the docs.
 #[allow(non_camel_case_types)]
 struct search_docs;
-#[automatically_derived]
-#[doc(hidden)]
-#[allow(non_camel_case_types)]
-unsafe impl ::core::clone::TrivialClone for search_docs {}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::clone::Clone for search_docs {
-    #[inline]
-    fn clone(&self) -> search_docs {
-        *self
-    }
-}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::marker::Copy for search_docs {}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::fmt::Debug for search_docs {
-    #[inline]
-    fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
-        ::core::fmt::Formatter::write_str(f, "search_docs")
-    }
-}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::default::Default for search_docs {
-    #[inline]
-    fn default() -> search_docs {
-        search_docs {}
-    }
-}
 impl search_docs {
     /// The handler of tool `search_docs`, as written. Call it directly in unit tests; the server calls it through the tool's `ToolDef` impl.
     async fn handler(ctx: &Ctx, query: Query) -> Hits {
@@ -456,67 +425,35 @@ impl search_docs {
     }
 }
 const _: () = {
-    impl ::mcp_runtime::__private::ToolDef for search_docs {
-        fn spec() -> ::mcp_runtime::__private::ToolSpec {
-            ::mcp_runtime::__private::ToolSpec {
-                name: "search_docs",
-                title: ::core::option::Option::None,
-                description: "Searches the docs.",
-                annotations: ::core::option::Option::None,
-                icons: ::alloc::vec::Vec::new(),
-                meta: ::alloc::vec::Vec::new(),
-                timeout_ms: ::core::option::Option::None,
-                scopes: &[],
-                input: ::mcp_runtime::__private::InputSpec::Whole(
-                    ::mcp_runtime::schemars::SchemaGenerator::root_schema_for::<Query>,
-                ),
-                allow_unknown_args: false,
-                needs_session: false,
-                blocking: false,
-                module: "macrotest001",
-                output_schema: __mcp_output_schema,
-                contract: {
-                    #[allow(unused_imports)]
-                    use ::mcp_runtime::__private::{
-                        ContextContract as _, NotAContext as _,
-                    };
-                    (&&::mcp_runtime::__private::ContractOf::<Ctx>::new()).entries()
-                },
-                call: __mcp_call,
-            }
-        }
-    }
-    /// The output schema, chosen by the return type: text and content blocks have
-    /// none; a `Serialize + JsonSchema` type has its schema.
-    fn __mcp_output_schema(
-        g: &mut ::mcp_runtime::schemars::SchemaGenerator,
-    ) -> ::core::option::Option<::mcp_runtime::schemars::Schema> {
-        #[allow(unused_imports)]
-        use ::mcp_runtime::__private::{
-            ContentKind as _, StructuredKind as _, UnsupportedKind as _,
+    use ::mcp_runtime::__private as __mcp;
+    #[allow(unused_imports)]
+    use __mcp::{ContentKind as _, StructuredKind as _, UnsupportedKind as _};
+    impl __mcp::ToolDef for search_docs {
+        const INFO: __mcp::ToolInfo = __mcp::ToolInfo {
+            input: __mcp::InputSpec::Whole(
+                ::mcp_runtime::schemars::SchemaGenerator::root_schema_for::<Query>,
+            ),
+            ..__mcp::ToolInfo::new("search_docs", "Searches the docs.", "macrotest001")
         };
-        (&&::mcp_runtime::__private::Kind::<Hits>::new()).output_schema(g)
-    }
-    /// One call: arguments (already validated against the input schema) are
-    /// deserialized, the handler runs, its value becomes the result.
-    fn __mcp_call(
-        __mcp_call: ::mcp_runtime::__private::Call,
-    ) -> ::mcp_runtime::__private::BoxFuture<
-        'static,
-        ::core::result::Result<
-            ::mcp_runtime::__private::Output,
-            ::mcp_runtime::ToolError,
-        >,
-    > {
-        ::std::boxed::Box::pin(async move {
-            #[allow(unused_imports)]
-            use ::mcp_runtime::__private::{
-                ContentKind as _, StructuredKind as _, UnsupportedKind as _,
-            };
-            let (__mcp_ctx, __mcp_input) = __mcp_call.parts::<Ctx, Query>()?;
-            let __mcp_out = search_docs::handler(&__mcp_ctx, __mcp_input).await;
-            (&&::mcp_runtime::__private::Kind::<Hits>::new()).finish(__mcp_out)
-        })
+        type Ctx = Ctx;
+        type Ret = Hits;
+        fn run(
+            __mcp_ctx: &Self::Ctx,
+            __mcp_args: __mcp::Args,
+        ) -> __mcp::Started<
+            impl ::core::future::Future<Output = Self::Ret> + ::core::marker::Send + '_,
+        > {
+            let __mcp_input = __mcp_args.parse::<Query>()?;
+            ::core::result::Result::Ok(search_docs::handler(__mcp_ctx, __mcp_input))
+        }
+        fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
+            (&&__mcp::Kind::<Hits>::new()).finish(__mcp_out)
+        }
+        fn output_schema(
+            g: &mut __mcp::SchemaGenerator,
+        ) -> ::core::option::Option<__mcp::Schema> {
+            (&&__mcp::Kind::<Hits>::new()).output_schema(g)
+        }
     }
 };
 fn main() {}

@@ -2,37 +2,6 @@ use mcp_runtime::prelude::*;
 /// Adds two integers.
 #[allow(non_camel_case_types)]
 struct add;
-#[automatically_derived]
-#[doc(hidden)]
-#[allow(non_camel_case_types)]
-unsafe impl ::core::clone::TrivialClone for add {}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::clone::Clone for add {
-    #[inline]
-    fn clone(&self) -> add {
-        *self
-    }
-}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::marker::Copy for add {}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::fmt::Debug for add {
-    #[inline]
-    fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
-        ::core::fmt::Formatter::write_str(f, "add")
-    }
-}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::default::Default for add {
-    #[inline]
-    fn default() -> add {
-        add {}
-    }
-}
 impl add {
     /// The handler of tool `add`, as written. Call it directly in unit tests; the server calls it through the tool's `ToolDef` impl.
     fn handler(a: i64, b: Option<i64>) -> String {
@@ -40,6 +9,12 @@ impl add {
     }
 }
 const _: () = {
+    use ::mcp_runtime::__private as __mcp;
+    #[allow(unused_imports)]
+    use __mcp::{
+        ArgKind as _, NotAnArgKind as _, ArgsKind as _, UndeserializableKind as _,
+        ContentKind as _, StructuredKind as _, UnsupportedKind as _,
+    };
     #[serde(crate = "::mcp_runtime::__private::serde")]
     #[serde(
         bound(
@@ -426,79 +401,40 @@ const _: () = {
             }
         }
     };
-    impl ::mcp_runtime::__private::ToolDef for add {
-        fn spec() -> ::mcp_runtime::__private::ToolSpec {
-            ::mcp_runtime::__private::ToolSpec {
-                name: "add",
-                title: ::core::option::Option::None,
-                description: "Adds two integers.",
-                annotations: ::core::option::Option::Some(::mcp_runtime::ToolAnnotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
-                }),
-                icons: ::alloc::vec::Vec::new(),
-                meta: ::alloc::vec::Vec::new(),
-                timeout_ms: ::core::option::Option::None,
-                scopes: &[],
-                input: ::mcp_runtime::__private::InputSpec::Params(
-                    ::mcp_runtime::schemars::SchemaGenerator::root_schema_for::<
-                        __McpArgs,
-                    >,
-                ),
-                allow_unknown_args: false,
-                needs_session: false,
-                blocking: true,
-                module: "macrotest003",
-                output_schema: __mcp_output_schema,
-                contract: &[],
-                call: __mcp_call,
-            }
-        }
-    }
-    /// The output schema, chosen by the return type: text and content blocks have
-    /// none; a `Serialize + JsonSchema` type has its schema.
-    fn __mcp_output_schema(
-        g: &mut ::mcp_runtime::schemars::SchemaGenerator,
-    ) -> ::core::option::Option<::mcp_runtime::schemars::Schema> {
-        #[allow(unused_imports)]
-        use ::mcp_runtime::__private::{
-            ContentKind as _, StructuredKind as _, UnsupportedKind as _,
+    impl __mcp::ToolDef for add {
+        const INFO: __mcp::ToolInfo = __mcp::ToolInfo {
+            annotations: ::core::option::Option::Some(__mcp::Hints {
+                read_only_hint: ::core::option::Option::Some(true),
+                ..__mcp::Hints::NONE
+            }),
+            input: __mcp::InputSpec::Params(
+                ::mcp_runtime::schemars::SchemaGenerator::root_schema_for::<__McpArgs>,
+            ),
+            blocking: true,
+            ..__mcp::ToolInfo::new("add", "Adds two integers.", "macrotest003")
         };
-        (&&::mcp_runtime::__private::Kind::<String>::new()).output_schema(g)
-    }
-    /// One call: arguments (already validated against the input schema) are
-    /// deserialized, the handler runs, its value becomes the result.
-    fn __mcp_call(
-        __mcp_call: ::mcp_runtime::__private::Call,
-    ) -> ::mcp_runtime::__private::BoxFuture<
-        'static,
-        ::core::result::Result<
-            ::mcp_runtime::__private::Output,
-            ::mcp_runtime::ToolError,
-        >,
-    > {
-        ::std::boxed::Box::pin(async move {
-            #[allow(unused_imports)]
-            use ::mcp_runtime::__private::{
-                ContentKind as _, StructuredKind as _, UnsupportedKind as _,
-            };
-            let (_, __McpArgs { a, b }) = {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::__private::{
-                    ArgKind as _, ArgsKind as _, NotAnArgKind as _,
-                    UndeserializableKind as _,
-                };
-                (&&::mcp_runtime::__private::ArgOf::<i64>::new()).check();
-                (&&::mcp_runtime::__private::ArgOf::<Option<i64>>::new()).check();
-                (&&::mcp_runtime::__private::ArgsOf::<__McpArgs>::new())
-                    .parts::<::mcp_runtime::Ctx>(__mcp_call)
-            }?;
-            let __mcp_out = add::handler(a, b);
-            (&&::mcp_runtime::__private::Kind::<String>::new()).finish(__mcp_out)
-        })
+        type Ctx = ::mcp_runtime::Ctx;
+        type Ret = String;
+        fn run(
+            _: &Self::Ctx,
+            __mcp_args: __mcp::Args,
+        ) -> __mcp::Started<
+            impl ::core::future::Future<Output = Self::Ret> + ::core::marker::Send + '_,
+        > {
+            (&&__mcp::ArgOf::<i64>::new()).check();
+            (&&__mcp::ArgOf::<Option<i64>>::new()).check();
+            let __McpArgs { a, b } = (&&__mcp::ArgsOf::<__McpArgs>::new())
+                .parse(__mcp_args)?;
+            ::core::result::Result::Ok(::core::future::ready(add::handler(a, b)))
+        }
+        fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
+            (&&__mcp::Kind::<String>::new()).finish(__mcp_out)
+        }
+        fn output_schema(
+            g: &mut __mcp::SchemaGenerator,
+        ) -> ::core::option::Option<__mcp::Schema> {
+            (&&__mcp::Kind::<String>::new()).output_schema(g)
+        }
     }
 };
 fn main() {}

@@ -2,37 +2,6 @@ use mcp_runtime::prelude::*;
 /// Asks for a summary of a note.
 #[allow(non_camel_case_types)]
 struct summarize;
-#[automatically_derived]
-#[doc(hidden)]
-#[allow(non_camel_case_types)]
-unsafe impl ::core::clone::TrivialClone for summarize {}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::clone::Clone for summarize {
-    #[inline]
-    fn clone(&self) -> summarize {
-        *self
-    }
-}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::marker::Copy for summarize {}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::fmt::Debug for summarize {
-    #[inline]
-    fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
-        ::core::fmt::Formatter::write_str(f, "summarize")
-    }
-}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::default::Default for summarize {
-    #[inline]
-    fn default() -> summarize {
-        summarize {}
-    }
-}
 impl summarize {
     /// The handler of prompt `summarize`, as written. Call it directly in unit tests; the server calls it through the prompt's `PromptDef` impl.
     async fn handler(name: String, style: Option<String>) -> String {

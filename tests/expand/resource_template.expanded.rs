@@ -3,37 +3,6 @@ const _: () = ::mcp_runtime::__private::context_of::<Ctx<NoteError>, NoteError>(
 /// One note, by name.
 #[allow(non_camel_case_types)]
 struct note;
-#[automatically_derived]
-#[doc(hidden)]
-#[allow(non_camel_case_types)]
-unsafe impl ::core::clone::TrivialClone for note {}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::clone::Clone for note {
-    #[inline]
-    fn clone(&self) -> note {
-        *self
-    }
-}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::marker::Copy for note {}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::fmt::Debug for note {
-    #[inline]
-    fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
-        ::core::fmt::Formatter::write_str(f, "note")
-    }
-}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::default::Default for note {
-    #[inline]
-    fn default() -> note {
-        note {}
-    }
-}
 impl note {
     /// The handler of resource `note`, as written. Call it directly in unit tests; the server calls it through the resource's `ResourceDef` impl.
     fn handler(ctx: &Ctx<NoteError>, name: String) -> Result<String, ToolError> {

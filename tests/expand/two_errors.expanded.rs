@@ -6,37 +6,6 @@ const _: () = ::mcp_runtime::__private::context_of::<
 /// Fetches one item.
 #[allow(non_camel_case_types)]
 struct fetch_item;
-#[automatically_derived]
-#[doc(hidden)]
-#[allow(non_camel_case_types)]
-unsafe impl ::core::clone::TrivialClone for fetch_item {}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::clone::Clone for fetch_item {
-    #[inline]
-    fn clone(&self) -> fetch_item {
-        *self
-    }
-}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::marker::Copy for fetch_item {}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::fmt::Debug for fetch_item {
-    #[inline]
-    fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
-        ::core::fmt::Formatter::write_str(f, "fetch_item")
-    }
-}
-#[automatically_derived]
-#[allow(non_camel_case_types)]
-impl ::core::default::Default for fetch_item {
-    #[inline]
-    fn default() -> fetch_item {
-        fetch_item {}
-    }
-}
 impl fetch_item {
     /// The handler of tool `fetch_item`, as written. Call it directly in unit tests; the server calls it through the tool's `ToolDef` impl.
     async fn handler(
@@ -153,6 +122,13 @@ impl ::mcp_runtime::Contract for FetchItemError {
     }
 }
 const _: () = {
+    use ::mcp_runtime::__private as __mcp;
+    #[allow(unused_imports)]
+    use __mcp::{
+        ArgKind as _, NotAnArgKind as _, ArgsKind as _, UndeserializableKind as _,
+        ContentKind as _, StructuredKind as _, UnsupportedKind as _,
+        IntoToolErrorKind as _, NotAToolErrorKind as _,
+    };
     #[serde(crate = "::mcp_runtime::__private::serde")]
     #[serde(
         bound(deserialize = "String: ::mcp_runtime::__private::serde::Deserialize<'de>")
@@ -418,84 +394,45 @@ const _: () = {
             }
         }
     };
-    impl ::mcp_runtime::__private::ToolDef for fetch_item {
-        fn spec() -> ::mcp_runtime::__private::ToolSpec {
-            ::mcp_runtime::__private::ToolSpec {
-                name: "fetch_item",
-                title: ::core::option::Option::None,
-                description: "Fetches one item.",
-                annotations: ::core::option::Option::None,
-                icons: ::alloc::vec::Vec::new(),
-                meta: ::alloc::vec::Vec::new(),
-                timeout_ms: ::core::option::Option::None,
-                scopes: &[],
-                input: ::mcp_runtime::__private::InputSpec::Params(
-                    ::mcp_runtime::schemars::SchemaGenerator::root_schema_for::<
-                        __McpArgs,
-                    >,
-                ),
-                allow_unknown_args: false,
-                needs_session: false,
-                blocking: false,
-                module: "macrotest009",
-                output_schema: __mcp_output_schema,
-                contract: <FetchItemError as ::mcp_runtime::Contract>::ENTRIES,
-                call: __mcp_call,
-            }
-        }
-    }
-    /// The output schema, chosen by the return type: text and content blocks have
-    /// none; a `Serialize + JsonSchema` type has its schema.
-    fn __mcp_output_schema(
-        g: &mut ::mcp_runtime::schemars::SchemaGenerator,
-    ) -> ::core::option::Option<::mcp_runtime::schemars::Schema> {
-        #[allow(unused_imports)]
-        use ::mcp_runtime::__private::{
-            ContentKind as _, StructuredKind as _, UnsupportedKind as _,
+    impl __mcp::ToolDef for fetch_item {
+        const INFO: __mcp::ToolInfo = __mcp::ToolInfo {
+            input: __mcp::InputSpec::Params(
+                ::mcp_runtime::schemars::SchemaGenerator::root_schema_for::<__McpArgs>,
+            ),
+            contract: ::core::option::Option::Some(
+                <FetchItemError as ::mcp_runtime::Contract>::ENTRIES,
+            ),
+            ..__mcp::ToolInfo::new("fetch_item", "Fetches one item.", "macrotest009")
         };
-        (&&::mcp_runtime::__private::Kind::<String>::new()).output_schema(g)
-    }
-    /// One call: arguments (already validated against the input schema) are
-    /// deserialized, the handler runs, its value becomes the result.
-    fn __mcp_call(
-        __mcp_call: ::mcp_runtime::__private::Call,
-    ) -> ::mcp_runtime::__private::BoxFuture<
-        'static,
-        ::core::result::Result<
-            ::mcp_runtime::__private::Output,
-            ::mcp_runtime::ToolError,
-        >,
-    > {
-        ::std::boxed::Box::pin(async move {
-            #[allow(unused_imports)]
-            use ::mcp_runtime::__private::{
-                ContentKind as _, StructuredKind as _, UnsupportedKind as _,
-            };
-            let (__mcp_ctx, __McpArgs { id }) = {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::__private::{
-                    ArgKind as _, ArgsKind as _, NotAnArgKind as _,
-                    UndeserializableKind as _,
-                };
-                (&&::mcp_runtime::__private::ArgOf::<String>::new()).check();
-                (&&::mcp_runtime::__private::ArgsOf::<__McpArgs>::new())
-                    .parts::<Ctx<FetchItemError>>(__mcp_call)
-            }?;
-            let __mcp_out = fetch_item::handler(&__mcp_ctx, id).await;
+        type Ctx = Ctx<FetchItemError>;
+        type Ret = Result<String, ToolError>;
+        fn run(
+            __mcp_ctx: &Self::Ctx,
+            __mcp_args: __mcp::Args,
+        ) -> __mcp::Started<
+            impl ::core::future::Future<Output = Self::Ret> + ::core::marker::Send + '_,
+        > {
+            (&&__mcp::ArgOf::<String>::new()).check();
+            let __McpArgs { id } = (&&__mcp::ArgsOf::<__McpArgs>::new())
+                .parse(__mcp_args)?;
+            ::core::result::Result::Ok(fetch_item::handler(__mcp_ctx, id))
+        }
+        fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
             let __mcp_out = match __mcp_out {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
-                    #[allow(unused_imports)]
-                    use ::mcp_runtime::__private::{
-                        IntoToolErrorKind as _, NotAToolErrorKind as _,
-                    };
                     return ::core::result::Result::Err(
-                        (&&::mcp_runtime::__private::ErrorOf::of(&error)).convert(error),
+                        (&&__mcp::ErrorOf::of(&error)).convert(error),
                     );
                 }
             };
-            (&&::mcp_runtime::__private::Kind::<String>::new()).finish(__mcp_out)
-        })
+            (&&__mcp::Kind::<String>::new()).finish(__mcp_out)
+        }
+        fn output_schema(
+            g: &mut __mcp::SchemaGenerator,
+        ) -> ::core::option::Option<__mcp::Schema> {
+            (&&__mcp::Kind::<String>::new()).output_schema(g)
+        }
     }
 };
 fn main() {}

@@ -1,0 +1,214 @@
+//! What `#[tool]` implements, and the generic code that turns it into a served tool.
+//!
+//! A tool's expansion holds only what depends on its own types: a constant [`ToolInfo`] (its
+//! name, description, hints and input schema), the handler's call with its arguments read
+//! (checked at each argument's type), and the two conversions chosen by its return type.
+//! Everything else — the boxed future a call runs in, the context, the spec the registry
+//! keeps — is written once here and monomorphised per tool, so that a crate of many tools
+//! type-checks and borrow-checks it once, not once per tool, and an edit re-checks little.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_core::{Contract, ContractEntry, Icon, ToolAnnotations, ToolError};
+use schemars::{Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::context::{BoxFuture, Call, FromCall};
+use crate::output::Output;
+use crate::schema::InputSpec;
+use crate::server::ToolSpec;
+
+/// What [`ToolDef::run`] returns: the handler's future, or why the arguments cannot be read.
+pub type Started<F> = Result<F, ToolError>;
+
+/// What [`ToolDef::finish`] returns.
+pub type Finished = Result<Output, ToolError>;
+
+/// A tool: what `#[tool]` generates for an annotated fn. Register it with
+/// [`ServerBuilder::tool`](crate::ServerBuilder::tool).
+pub trait ToolDef: Sized + 'static {
+    /// What the tool is: its name, description, hints, input schema and contract.
+    const INFO: ToolInfo;
+    /// The context parameter's type (`Ctx` when the fn takes none).
+    type Ctx: FromCall + Send + Sync + 'static;
+    /// What the handler returns, as written.
+    type Ret;
+    /// Reads the arguments and starts the handler: its future (a fn without `async` has run
+    /// by then), or why the arguments cannot be read.
+    fn run(ctx: &Self::Ctx, args: Args) -> Started<impl Future<Output = Self::Ret> + Send + '_>;
+    /// The handler's value as the call's output.
+    fn finish(ret: Self::Ret) -> Finished;
+    /// The output schema, chosen by the return type.
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema>;
+
+    /// Everything the registry keeps about the tool.
+    fn spec() -> ToolSpec {
+        spec::<Self>()
+    }
+}
+
+/// A tool's description, as constant data: `#[tool]` writes the fields that differ from
+/// [`ToolInfo::new`]'s.
+pub struct ToolInfo {
+    /// The name on the wire.
+    pub name: &'static str,
+    /// A human-readable title.
+    pub title: Option<&'static str>,
+    /// What the tool does (the fn's doc comment).
+    pub description: &'static str,
+    /// Behaviour hints.
+    pub annotations: Option<Hints>,
+    /// Icons.
+    pub icons: &'static [IconInfo],
+    /// `_meta` entries.
+    pub meta: fn() -> Vec<(&'static str, Value)>,
+    /// `#[tool(timeout_ms = ..)]`.
+    pub timeout_ms: Option<u64>,
+    /// `#[tool(scopes(..))]`: the scopes a caller's token must grant to call it.
+    pub scopes: &'static [&'static str],
+    /// How the input schema is made.
+    pub input: InputSpec,
+    /// `#[tool(allow_unknown_args)]`.
+    pub allow_unknown_args: bool,
+    /// `#[tool(needs_session)]`.
+    pub needs_session: bool,
+    /// The fn is not `async`.
+    pub blocking: bool,
+    /// The module the tool is defined in (`module_path!()`).
+    pub module: &'static str,
+    /// The declared failure modes: the tool's own or `contract = X`'s; `None` takes those of
+    /// the context's type (`&Ctx<X>`), or none.
+    pub contract: Option<&'static [ContractEntry]>,
+}
+
+impl ToolInfo {
+    /// An `async` tool without parameters, hints, icons or contract.
+    pub const fn new(name: &'static str, description: &'static str, module: &'static str) -> Self {
+        ToolInfo {
+            name,
+            title: None,
+            description,
+            annotations: None,
+            icons: &[],
+            meta: Vec::new,
+            timeout_ms: None,
+            scopes: &[],
+            input: InputSpec::Empty,
+            allow_unknown_args: false,
+            needs_session: false,
+            blocking: false,
+            module,
+            contract: None,
+        }
+    }
+}
+
+/// [`ToolAnnotations`] as constant data.
+#[derive(Clone, Copy)]
+pub struct Hints {
+    /// A human-readable title.
+    pub title: Option<&'static str>,
+    /// The tool does not modify its environment.
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    pub destructive_hint: Option<bool>,
+    /// Calling it again with the same arguments has no further effect.
+    pub idempotent_hint: Option<bool>,
+    /// The tool talks to an open world of external entities.
+    pub open_world_hint: Option<bool>,
+}
+
+impl Hints {
+    /// No hint.
+    pub const NONE: Hints = Hints {
+        title: None,
+        read_only_hint: None,
+        destructive_hint: None,
+        idempotent_hint: None,
+        open_world_hint: None,
+    };
+
+    fn annotations(self) -> ToolAnnotations {
+        ToolAnnotations {
+            title: self.title.map(str::to_owned),
+            read_only_hint: self.read_only_hint,
+            destructive_hint: self.destructive_hint,
+            idempotent_hint: self.idempotent_hint,
+            open_world_hint: self.open_world_hint,
+        }
+    }
+}
+
+/// An [`Icon`] as constant data.
+#[derive(Clone, Copy)]
+pub struct IconInfo {
+    /// A URI (https or data:) of the image.
+    pub src: &'static str,
+    /// Its MIME type.
+    pub mime_type: Option<&'static str>,
+    /// Sizes such as `48x48` or `any`.
+    pub sizes: Option<&'static [&'static str]>,
+    /// `light` or `dark`.
+    pub theme: Option<&'static str>,
+}
+
+impl IconInfo {
+    fn icon(&self) -> Icon {
+        Icon {
+            src: self.src.to_owned(),
+            mime_type: self.mime_type.map(str::to_owned),
+            sizes: self.sizes.map(|s| s.iter().map(|&s| s.to_owned()).collect()),
+            theme: self.theme.map(str::to_owned),
+        }
+    }
+}
+
+/// A call's arguments, already validated against the input schema.
+pub struct Args {
+    tool: &'static str,
+    value: Arc<Value>,
+}
+
+impl Args {
+    /// Deserializes them. Arguments that passed the schema but that serde still cannot read
+    /// are an `invalid_arguments` failure (the schema is looser than the Rust type).
+    pub fn parse<A: DeserializeOwned>(self) -> Result<A, ToolError> {
+        crate::validate::deserialize_args(self.tool, &self.value)
+    }
+}
+
+/// The spec the registry keeps of tool `T`.
+pub(crate) fn spec<T: ToolDef>() -> ToolSpec {
+    let info = T::INFO;
+    ToolSpec {
+        name: info.name,
+        title: info.title,
+        description: info.description,
+        annotations: info.annotations.map(Hints::annotations),
+        icons: info.icons.iter().map(IconInfo::icon).collect(),
+        meta: (info.meta)(),
+        input: info.input,
+        allow_unknown_args: info.allow_unknown_args,
+        needs_session: info.needs_session,
+        blocking: info.blocking,
+        module: info.module,
+        output_schema: T::output_schema,
+        timeout_ms: info.timeout_ms,
+        scopes: info.scopes,
+        contract: info.contract.unwrap_or(<<T::Ctx as FromCall>::Contract as Contract>::ENTRIES),
+        call: call::<T>,
+    }
+}
+
+/// One call of tool `T`: the context is built, the arguments read, the handler run, and its
+/// value made the call's output.
+fn call<T: ToolDef>(call: Call) -> BoxFuture<'static, Result<Output, ToolError>> {
+    Box::pin(async move {
+        let args = Args { tool: call.info.tool, value: call.args };
+        let ctx = T::Ctx::from_call(call.info);
+        let ret = T::run(&ctx, args)?.await;
+        T::finish(ret)
+    })
+}
