@@ -367,11 +367,11 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     let ret_span = tool.ret.span;
     let unwrap = tool.ret.is_result.then(|| {
         // A type without a conversion gets one error there, saying how to convert it.
-        let into = quote_spanned!(tool.ret.err_span=> (&&__mcp::ErrorOf::of(&error)).convert(error));
+        let convert = quote_spanned!(tool.ret.err_span=> (&&__mcp::ErrorOf::of(&error)).convert(error));
         quote! {
             let __mcp_out = match __mcp_out {
                 ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => return ::core::result::Result::Err(#into),
+                ::core::result::Result::Err(error) => return ::core::result::Result::Err(#convert),
             };
         }
     });
