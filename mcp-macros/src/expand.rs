@@ -357,12 +357,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
         }
         _ => TokenStream::new(),
     };
-    // An `async` fn's future is the call's; a fn without `async` runs here, in the call's
-    // first poll.
     let handler = quote!(#name::handler(#(#call_args),*));
-    let started = if tool.original.sig.asyncness.is_some() { handler } else { quote!(::core::future::ready(#handler)) };
-
-    let ret = &tool.ret.ty;
     let ok = &tool.ret.ok;
     let ret_span = tool.ret.span;
     let unwrap = tool.ret.is_result.then(|| {
@@ -377,9 +372,22 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     });
     // The return type picks plain content or structured output (see the runtime's `output`
     // module); a type that is neither is an error at the return type.
-    let finish = quote_spanned!(ret_span=> (&&__mcp::Kind::<#ok>::new()).finish(__mcp_out));
+    let convert = quote_spanned!(ret_span=> (&&__mcp::Kind::<#ok>::new()).finish(__mcp_out));
     let output_schema = quote_spanned!(ret_span=> (&&__mcp::Kind::<#ok>::new()).output_schema(g));
-    let result = quote!(::core::result::Result);
+    // An `async` fn's future is the call's, and its value is converted when it is done. A fn
+    // without `async` runs here, in the call's first poll, and its value is converted at once:
+    // the future holds the output, not the handler's value (which need not be `Send`).
+    let (ret, started, finish) = if tool.original.sig.asyncness.is_some() {
+        let ret = &tool.ret.ty;
+        (quote!(#ret), quote!(::core::result::Result::Ok(#handler)), quote!(#unwrap #convert))
+    } else {
+        let started = quote! {
+            let __mcp_out = #handler;
+            #unwrap
+            ::core::result::Result::Ok(::core::future::ready(#convert))
+        };
+        (quote!(__mcp::Finished), started, quote!(__mcp_out))
+    };
     // The probe traits this expansion calls.
     let mut probes = Vec::new();
     if !contract_check.is_empty() {
@@ -411,11 +419,10 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
                 fn run(#ctx_param: &Self::Ctx, #args_param: __mcp::Args) -> __mcp::Started<impl ::core::future::Future<Output = Self::Ret> + ::core::marker::Send + '_> {
                     #contract_check
                     #read
-                    #result::Ok(#started)
+                    #started
                 }
 
                 fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
-                    #unwrap
                     #finish
                 }
 

@@ -51,11 +51,12 @@
 //! reads the era only to give HTTP statuses and cancel-on-close their meaning). The era is
 //! one per-request value, `client::Client`, that every layer below the session reads: log
 //! thresholds, capabilities, `Ctx::era`. The tools (the registry in `server`, with `schema`
-//! making each tool's schemas once) and the other features know nothing of transports. Modules
-//! import only modules below them: `principal`, `auth`, `jwt`, `pending`, `client`, `channel`,
+//! making each tool's schemas once and `tool` the generic half of every `#[tool]`: the call
+//! wrapper and the spec) and the other features know nothing of transports. Modules import
+//! only modules below them: `principal`, `auth`, `jwt`, `pending`, `client`, `channel`,
 //! `logging`, `seal`, `state`, `redis_store`, `ask`, `consent`, `context`, `completion`,
-//! `shim`, `resources`, `prompts`, `server`, `features`, `dispatch`, `session`, then the
-//! transports and `args` (`--http`/`--stateless`).
+//! `shim`, `resources`, `prompts`, `tool`, `server`, `features`, `dispatch`, `session`, then
+//! the transports and `args` (`--http`/`--stateless`).
 
 mod args;
 mod ask;

@@ -7,14 +7,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use mcp_core::{ContractEntry, Icon, ToolAnnotations, ToolError};
-use schemars::{Schema, SchemaGenerator};
+use mcp_core::{Icon, ToolAnnotations};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::context::{Call, Notices};
+use crate::context::Notices;
 use crate::jsonrpc::RpcError;
-use crate::output::Output;
 use crate::principal::Principal;
 use crate::prompts::{PromptDef, PromptSpec, Prompts};
 use crate::resources::{ResourceDef, ResourceSpec, Resources};
@@ -24,45 +22,7 @@ use crate::state::{AppData, StateStore, StoreError, Stores};
 
 pub use crate::context::BoxFuture;
 use crate::tool::ToolDef;
-
-/// Everything the runtime needs to know about one tool, made from its [`ToolDef`] impl.
-pub struct ToolSpec {
-    /// The name on the wire.
-    pub name: &'static str,
-    /// A human-readable title.
-    pub title: Option<&'static str>,
-    /// What the tool does (the fn's doc comment).
-    pub description: &'static str,
-    /// Behaviour hints.
-    pub annotations: Option<ToolAnnotations>,
-    /// Icons.
-    pub icons: Vec<Icon>,
-    /// `_meta` entries.
-    pub meta: Vec<(&'static str, Value)>,
-    /// How the input schema is made.
-    pub input: InputSpec,
-    /// `#[tool(allow_unknown_args)]`: the input schema does not reject unknown keys.
-    pub allow_unknown_args: bool,
-    /// `#[tool(needs_session)]`: the tool relies on a session (state across requests); a
-    /// server that serves HTTP without sessions refuses to build with it.
-    pub needs_session: bool,
-    /// The fn is not `async`, so it may block: with a time limit, or once a call of it held
-    /// its thread for more than a millisecond, it runs on the blocking pool.
-    pub blocking: bool,
-    /// The module the tool is defined in (`module_path!()`): `tracing` events from its crate,
-    /// raised while it runs, reach the client.
-    pub module: &'static str,
-    /// The output schema, when the tool returns structured output.
-    pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
-    /// `#[tool(timeout_ms = ..)]`.
-    pub timeout_ms: Option<u64>,
-    /// `#[tool(scopes(..))]`: the scopes a caller's token must grant to call it.
-    pub scopes: &'static [&'static str],
-    /// The declared failure modes.
-    pub contract: &'static [ContractEntry],
-    /// Runs one call.
-    pub call: fn(Call) -> BoxFuture<'static, Result<Output, ToolError>>,
-}
+pub use crate::tool::ToolSpec;
 
 /// Why a server could not be built.
 #[derive(Debug, thiserror::Error)]

@@ -18,7 +18,6 @@ use serde_json::Value;
 use crate::context::{BoxFuture, Call, FromCall};
 use crate::output::Output;
 use crate::schema::InputSpec;
-use crate::server::ToolSpec;
 
 /// What [`ToolDef::run`] returns: the handler's future, or why the arguments cannot be read.
 pub type Started<F> = Result<F, ToolError>;
@@ -33,10 +32,11 @@ pub trait ToolDef: Sized + 'static {
     const INFO: ToolInfo;
     /// The context parameter's type (`Ctx` when the fn takes none).
     type Ctx: FromCall + Send + Sync + 'static;
-    /// What the handler returns, as written.
+    /// What the call's future yields: the handler's value as written (an `async` fn), or
+    /// the call's output (a fn without `async`, which has run and been converted by then).
     type Ret;
-    /// Reads the arguments and starts the handler: its future (a fn without `async` has run
-    /// by then), or why the arguments cannot be read.
+    /// Reads the arguments and starts the handler: its future, or why the arguments cannot be
+    /// read (or, for a fn without `async`, why it failed).
     fn run(ctx: &Self::Ctx, args: Args) -> Started<impl Future<Output = Self::Ret> + Send + '_>;
     /// The handler's value as the call's output.
     fn finish(ret: Self::Ret) -> Finished;
@@ -163,6 +163,45 @@ impl IconInfo {
             theme: self.theme.map(str::to_owned),
         }
     }
+}
+
+/// Everything the runtime needs to know about one tool, made from its [`ToolDef`] impl.
+pub struct ToolSpec {
+    /// The name on the wire.
+    pub name: &'static str,
+    /// A human-readable title.
+    pub title: Option<&'static str>,
+    /// What the tool does (the fn's doc comment).
+    pub description: &'static str,
+    /// Behaviour hints.
+    pub annotations: Option<ToolAnnotations>,
+    /// Icons.
+    pub icons: Vec<Icon>,
+    /// `_meta` entries.
+    pub meta: Vec<(&'static str, Value)>,
+    /// How the input schema is made.
+    pub input: InputSpec,
+    /// `#[tool(allow_unknown_args)]`: the input schema does not reject unknown keys.
+    pub allow_unknown_args: bool,
+    /// `#[tool(needs_session)]`: the tool relies on a session (state across requests); a
+    /// server that serves HTTP without sessions refuses to build with it.
+    pub needs_session: bool,
+    /// The fn is not `async`, so it may block: with a time limit, or once a call of it held
+    /// its thread for more than a millisecond, it runs on the blocking pool.
+    pub blocking: bool,
+    /// The module the tool is defined in (`module_path!()`): `tracing` events from its crate,
+    /// raised while it runs, reach the client.
+    pub module: &'static str,
+    /// The output schema, when the tool returns structured output.
+    pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+    /// `#[tool(timeout_ms = ..)]`.
+    pub timeout_ms: Option<u64>,
+    /// `#[tool(scopes(..))]`: the scopes a caller's token must grant to call it.
+    pub scopes: &'static [&'static str],
+    /// The declared failure modes.
+    pub contract: &'static [ContractEntry],
+    /// Runs one call.
+    pub call: fn(Call) -> BoxFuture<'static, Result<Output, ToolError>>,
 }
 
 /// A call's arguments, already validated against the input schema.

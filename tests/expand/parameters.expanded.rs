@@ -414,7 +414,7 @@ const _: () = {
             ..__mcp::ToolInfo::new("add", "Adds two integers.", "macrotest003")
         };
         type Ctx = ::mcp_runtime::Ctx;
-        type Ret = String;
+        type Ret = __mcp::Finished;
         fn run(
             _: &Self::Ctx,
             __mcp_args: __mcp::Args,
@@ -425,10 +425,13 @@ const _: () = {
             (&&__mcp::ArgOf::<Option<i64>>::new()).check();
             let __McpArgs { a, b } = (&&__mcp::ArgsOf::<__McpArgs>::new())
                 .parse(__mcp_args)?;
-            ::core::result::Result::Ok(::core::future::ready(add::handler(a, b)))
+            let __mcp_out = add::handler(a, b);
+            ::core::result::Result::Ok(
+                ::core::future::ready((&&__mcp::Kind::<String>::new()).finish(__mcp_out)),
+            )
         }
         fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
-            (&&__mcp::Kind::<String>::new()).finish(__mcp_out)
+            __mcp_out
         }
         fn output_schema(
             g: &mut __mcp::SchemaGenerator,
