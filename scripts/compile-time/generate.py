@@ -144,6 +144,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     return "".join(parts)
 
 
+def write(path, text):
+    """Writes `text` unless the file already holds it, so that a rerun rebuilds nothing."""
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
 def manifest(name, variant, repo):
     if variant == "rmcp":
         deps = 'rmcp = { version = "=3.11.0", features = ["server", "transport-io", "macros"] }'
@@ -173,13 +179,14 @@ def main():
             src = {"ours_params": lambda: ours(n, "params"), "ours_input": lambda: ours(n, "input"), "rmcp": lambda: rmcp(n)}[variant]()
             d = out / name
             (d / "src").mkdir(parents=True, exist_ok=True)
-            (d / "Cargo.toml").write_text(manifest(name, variant, repo))
-            (d / "src" / "main.rs").write_text(src)
+            write(d / "Cargo.toml", manifest(name, variant, repo))
+            write(d / "src" / "main.rs", src)
     # Start from the repository's lock file, so that both sides build the versions it pins.
     if not (out / "Cargo.lock").exists() and (repo / "Cargo.lock").exists():
         (out / "Cargo.lock").write_text((repo / "Cargo.lock").read_text())
     listed = ", ".join(f'"{m}"' for m in members)
-    (out / "Cargo.toml").write_text(
+    write(
+        out / "Cargo.toml",
         f"""[workspace]
 resolver = "3"
 members = [{listed}]
