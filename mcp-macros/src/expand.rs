@@ -5,11 +5,15 @@
 //!    fn's docs;
 //! 2. `impl fetch_items { fn handler(..) }`: the fn as written, callable in unit tests;
 //! 3. with `#[errors]`: the reason enum `FetchItemsError` and its static contract table;
-//! 4. `const _: () = { .. }`: the arguments struct (derives `Deserialize` + `JsonSchema`) and
-//!    the `ToolDef` impl that tells the runtime the tool's name, schemas and how to call it.
+//! 4. `const _: () = { .. }`: the `ToolDef` impl that tells the runtime the tool's name,
+//!    schemas and how to call it. Plain parameters are a table in it (`PARAMS`: name, doc,
+//!    type, default), read by generic runtime code; only when one has an attribute the table
+//!    cannot express (any `#[schemars]`, a `#[serde]` key other than `default` / `rename`)
+//!    does the block also hold an arguments struct deriving `Deserialize` + `JsonSchema`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::{Ident, LitStr};
 
 use crate::ast::{ParamKind, Tool};
@@ -227,8 +231,10 @@ struct Inputs {
     input_spec: Option<TokenStream>,
     /// The statements of `run` that read the arguments (and check their types).
     read: TokenStream,
-    /// The arguments are plain parameters, read through the argument probes.
-    params: bool,
+    /// The probe traits the reading calls.
+    probes: Vec<&'static str>,
+    /// `const PARAMS`, when the plain parameters are read by their table.
+    params_const: TokenStream,
     /// The handler's arguments, in the fn's parameter order.
     call_args: Vec<TokenStream>,
     /// The context parameter's type (`Ctx<R>` for `&Ctx<R>`), if there is one.
@@ -241,6 +247,8 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
     let mut call_args = Vec::new();
     let mut fields = Vec::new();
     let mut bindings = Vec::new();
+    // The plain parameters as table rows; `None` once one needs the derived struct.
+    let mut rows = Some(Vec::new());
     // Argument types checked for `Deserialize` one by one, at their own spans.
     let mut checked: Vec<(&syn::Type, Span)> = Vec::new();
     for param in &tool.params {
@@ -263,6 +271,10 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
                     checked.push((ty, ty_span));
                 }
                 fields.push(quote!(#(#attrs)* #ident: #ty));
+                rows = rows.and_then(|mut rows: Vec<Row<'_>>| {
+                    rows.push(row(param, &ident)?);
+                    Some(rows)
+                });
                 bindings.push(ident.clone());
                 call_args.push(quote!(#ident));
             }
@@ -272,6 +284,8 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
     // The schema functions are paths, not closures: a closure spanned at user tokens would
     // draw clippy lints in the user's crate.
     let root_schema_for = quote!(#krate::schemars::SchemaGenerator::root_schema_for);
+    let mut probes = Vec::new();
+    let mut params_const = TokenStream::new();
     let (args_struct, input_spec, read) = if let Some((ty, span)) = input {
         // Spanned at the input's type: a type without `Deserialize` is an error there.
         let parse = quote_spanned!(span=> __mcp_args.parse::<#ty>());
@@ -282,7 +296,16 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
         )
     } else if fields.is_empty() {
         (TokenStream::new(), None, TokenStream::new())
+    } else if let Some(rows) = rows {
+        let table = table(&rows);
+        params_const = table.params_const;
+        probes.extend(["ArgKind", "NotAnArgKind"]);
+        if !table.defaults.is_empty() {
+            probes.extend(["JsonDefaultKind", "NoJsonDefaultKind"]);
+        }
+        (table.defaults, Some(quote!(__mcp::InputSpec::Params(__mcp::params_schema::<Self>))), table.read)
     } else {
+        probes.extend(["ArgKind", "NotAnArgKind", "ArgsKind", "UndeserializableKind"]);
         let serde_crate = format!("{}::__private::serde", krate.to_string().replace(' ', ""));
         let schemars_crate = format!("{}::schemars", krate.to_string().replace(' ', ""));
         let deny = (!tool.attr.allow_unknown_args).then(|| quote!(#[serde(deny_unknown_fields)]));
@@ -314,8 +337,157 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
         };
         (args_struct, Some(quote!(__mcp::InputSpec::Params(#root_schema_for::<__McpArgs>))), read)
     };
-    let params = input.is_none() && !fields.is_empty();
-    Inputs { args_struct, input_spec, read, params, call_args, ctx: ctx.map(|ty| quote!(#ty)) }
+    Inputs { args_struct, input_spec, read, probes, params_const, call_args, ctx: ctx.map(|ty| quote!(#ty)) }
+}
+
+/// A plain parameter the table can describe: its attributes are doc comments and at most
+/// `#[serde(default)]`, `#[serde(default = "path")]` and `#[serde(rename = "name")]`.
+struct Row<'a> {
+    param: &'a crate::ast::Param<'a>,
+    ident: Ident,
+    /// The property's name.
+    name: String,
+    /// The doc comment as schemars reads it: one string, or `concat!(..)` of the lines.
+    doc: Option<TokenStream>,
+    /// `#[serde(default)]`: the `default` key's span, and the path of `default = "path"`.
+    default: Option<(Span, Option<syn::ExprPath>)>,
+}
+
+/// The parameter as a table row, or `None` when it has an attribute only the derived
+/// arguments struct understands (any other serde key, any `#[schemars]`).
+fn row<'a>(param: &'a crate::ast::Param<'a>, ident: &Ident) -> Option<Row<'a>> {
+    let mut name = ident.unraw().to_string();
+    let mut default = None;
+    let mut lines: Vec<syn::Expr> = Vec::new();
+    for attr in &param.field_attrs {
+        if attr.path().is_ident("doc") {
+            // As schemars' derive reads doc comments: name-value ones only.
+            if let syn::Meta::NameValue(nv) = &attr.meta {
+                lines.push(nv.value.clone());
+            }
+            continue;
+        }
+        if !attr.path().is_ident("serde") {
+            return None;
+        }
+        let mut understood = true;
+        let parsed = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("default") {
+                let path = if meta.input.peek(syn::Token![=]) {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    Some(lit.parse::<syn::ExprPath>()?)
+                } else {
+                    None
+                };
+                default = Some((syn::spanned::Spanned::span(&meta.path), path));
+            } else if meta.path.is_ident("rename") && meta.input.peek(syn::Token![=]) {
+                name = meta.value()?.parse::<LitStr>()?.value();
+            } else {
+                understood = false;
+                if meta.input.peek(syn::Token![=]) {
+                    let _: syn::Expr = meta.value()?.parse()?;
+                } else if meta.input.peek(syn::token::Paren) {
+                    let _: proc_macro2::Group = meta.input.parse()?;
+                }
+            }
+            Ok(())
+        });
+        if parsed.is_err() || !understood {
+            return None;
+        }
+    }
+    let doc = doc(&lines);
+    Some(Row { param, ident: ident.clone(), name, doc, default })
+}
+
+/// Doc lines joined as schemars' derive joins them: one leading space dropped, `\n` between.
+fn doc(lines: &[syn::Expr]) -> Option<TokenStream> {
+    if lines.is_empty() {
+        return None;
+    }
+    let literal = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+        _ => None,
+    };
+    let strip = |s: String| s.strip_prefix(' ').map(str::to_owned).unwrap_or(s);
+    if let Some(texts) = lines.iter().map(literal).collect::<Option<Vec<_>>>() {
+        let text = texts.into_iter().map(strip).collect::<Vec<_>>().join("\n");
+        return Some(quote!(#text));
+    }
+    let parts = lines.iter().map(|e| match literal(e) {
+        Some(text) => strip(text).into_token_stream(),
+        None => e.to_token_stream(),
+    });
+    Some(quote!(::core::concat!(#(#parts),*)))
+}
+
+/// What the table of plain parameters generates.
+struct Table {
+    /// `const PARAMS: &'static [Param] = &[..];`, in the `ToolDef` impl.
+    params_const: TokenStream,
+    /// One `fn __mcp_default_<i>` per `#[serde(default)]` parameter: its default as JSON.
+    defaults: TokenStream,
+    /// The statements of `run` that read the parameters.
+    read: TokenStream,
+}
+
+fn table(rows: &[Row<'_>]) -> Table {
+    let mut entries = Vec::new();
+    let mut defaults = TokenStream::new();
+    let mut reads = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let ty = &row.param.ty;
+        let ty_span = syn::spanned::Spanned::span(ty);
+        let name = &row.name;
+        let ident = &row.ident;
+        let doc = option(row.doc.as_ref());
+        // At the type: a type without `JsonSchema` is an error there.
+        let param_type = quote_spanned!(ty_span=> __mcp::ParamType::of::<#ty>());
+        let default = match &row.default {
+            None => {
+                reads.push(
+                    quote_spanned!(ty_span=> let #ident = (&&__mcp::ArgOf::<#ty>::new()).read(&mut __mcp_params, #i);),
+                );
+                quote!(::core::option::Option::None)
+            }
+            Some((span, path)) => {
+                // At `default`: a type without `Default` is an error there.
+                let f = path.as_ref().map_or_else(
+                    || quote_spanned!(*span=> <#ty as ::core::default::Default>::default),
+                    ToTokens::to_token_stream,
+                );
+                let read = quote_spanned!(ty_span=> (&&__mcp::ArgOf::<#ty>::new()).read_or);
+                reads.push(quote!(let #ident = #read(&mut __mcp_params, #i, #f);));
+                let default_fn = format_ident!("__mcp_default_{}", i);
+                defaults.extend(quote! {
+                    // The schema's `default` of `#ident`.
+                    fn #default_fn() -> ::core::option::Option<__mcp::Value> {
+                        (&&__mcp::DefaultOf::<#ty>::new()).json(#f)
+                    }
+                });
+                quote!(::core::option::Option::Some(#default_fn))
+            }
+        };
+        entries.push(quote! {
+            __mcp::Param { name: #name, doc: #doc, ty: #param_type, default: #default }
+        });
+    }
+    let idents = rows.iter().map(|r| &r.ident);
+    let somes = rows.iter().map(|r| {
+        let ident = &r.ident;
+        quote!(::core::option::Option::Some(#ident))
+    });
+    let read = quote! {
+        let mut __mcp_params = __mcp_args.params::<Self>();
+        #(#reads)*
+        let (#(#somes,)*) = (#(#idents,)*) else {
+            return ::core::result::Result::Err(__mcp_params.failure());
+        };
+    };
+    let params_const = quote! {
+        const PARAMS: &'static [__mcp::Param] = &[#(#entries),*];
+    };
+    Table { params_const, defaults, read }
 }
 
 /// Whether serde reads a field without its type's `Deserialize` (`with`, `deserialize_with`,
@@ -340,7 +512,8 @@ fn serde_reads_it_otherwise(attrs: &[&syn::Attribute]) -> bool {
 fn private_items(tool: &Tool<'_>) -> TokenStream {
     let krate = krate(tool);
     let name = &tool.original.sig.ident;
-    let Inputs { args_struct, input_spec, read, params, call_args, ctx } = inputs(tool, &krate);
+    let Inputs { args_struct, input_spec, read, probes: read_probes, params_const, call_args, ctx } =
+        inputs(tool, &krate);
     let info = info(tool, &krate, input_spec);
 
     // The context: the handler's, or a bare `Ctx` the handler does not see.
@@ -393,9 +566,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     if !contract_check.is_empty() {
         probes.extend(["ContextContract", "NotAContext"]);
     }
-    if params {
-        probes.extend(["ArgKind", "NotAnArgKind", "ArgsKind", "UndeserializableKind"]);
-    }
+    probes.extend(read_probes);
     probes.extend(["ContentKind", "StructuredKind", "UnsupportedKind"]);
     if tool.ret.is_result {
         probes.extend(["IntoToolErrorKind", "NotAToolErrorKind"]);
@@ -413,6 +584,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
 
             impl __mcp::ToolDef for #name {
                 const INFO: __mcp::ToolInfo = #info;
+                #params_const
                 type Ctx = #ctx_ty;
                 type Ret = #ret;
 

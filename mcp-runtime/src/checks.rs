@@ -14,6 +14,7 @@ use mcp_core::{Contract, ToolError};
 use serde::de::DeserializeOwned;
 
 use crate::context::Ctx;
+use crate::params::Reader;
 use crate::tool::Args;
 
 /// A probe for a handler's error type `E` (of `Result<T, E>`).
@@ -97,12 +98,26 @@ impl<T> Deref for ArgOf<T> {
 }
 
 /// `T: DeserializeOwned`: it can be an argument.
-pub trait ArgKind {
+pub trait ArgKind<T> {
     /// Nothing to check.
     fn check(&self) {}
+
+    /// [`Reader::read`].
+    fn read(&self, reader: &mut Reader, i: usize) -> Option<T>;
+
+    /// [`Reader::read_or`].
+    fn read_or(&self, reader: &mut Reader, i: usize, default: fn() -> T) -> Option<T>;
 }
 
-impl<T: DeserializeOwned> ArgKind for &ArgOf<T> {}
+impl<T: DeserializeOwned> ArgKind<T> for &ArgOf<T> {
+    fn read(&self, reader: &mut Reader, i: usize) -> Option<T> {
+        reader.read(i)
+    }
+
+    fn read_or(&self, reader: &mut Reader, i: usize, default: fn() -> T) -> Option<T> {
+        reader.read_or(i, default)
+    }
+}
 
 /// The probe's last stop: a type that cannot be deserialized.
 pub struct NotAnArg<T>(PhantomData<fn() -> T>);
@@ -116,13 +131,29 @@ pub struct NotAnArg<T>(PhantomData<fn() -> T>);
 )]
 pub trait ToolArgument {}
 
-/// Types that cannot be deserialized: `check` requires [`ToolArgument`].
+/// Types that cannot be deserialized: each method requires [`ToolArgument`].
 pub trait NotAnArgKind<T> {
     /// Never called with a type that passes.
     fn check(&self)
     where
         T: ToolArgument,
     {
+    }
+
+    /// Never called: the build failed.
+    fn read(&self, _: &mut Reader, _: usize) -> Option<T>
+    where
+        T: ToolArgument,
+    {
+        unreachable!("no type implements ToolArgument")
+    }
+
+    /// Never called: the build failed.
+    fn read_or(&self, _: &mut Reader, _: usize, _: fn() -> T) -> Option<T>
+    where
+        T: ToolArgument,
+    {
+        unreachable!("no type implements ToolArgument")
     }
 }
 
@@ -188,3 +219,48 @@ impl<R: Contract> ContextOf<R> for Ctx<R> {}
 
 /// Compiles only when `C` is the context of a tool whose reason enum is `R`.
 pub const fn context_of<C: ContextOf<R>, R>() {}
+
+/// A probe for the type `T` of a `#[serde(default)]` parameter: its default, as the schema's
+/// `default`, when `T` is `Serialize` (as schemars' derive shows it).
+pub struct DefaultOf<T>(NoJsonDefault<T>);
+
+impl<T> DefaultOf<T> {
+    /// The probe.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        DefaultOf(NoJsonDefault(PhantomData))
+    }
+}
+
+impl<T> Deref for DefaultOf<T> {
+    type Target = NoJsonDefault<T>;
+
+    fn deref(&self) -> &NoJsonDefault<T> {
+        &self.0
+    }
+}
+
+/// `T: Serialize`: the default is shown.
+pub trait JsonDefaultKind<T> {
+    /// `default()` as JSON.
+    fn json(&self, default: fn() -> T) -> Option<serde_json::Value>;
+}
+
+impl<T: serde::Serialize> JsonDefaultKind<T> for &DefaultOf<T> {
+    fn json(&self, default: fn() -> T) -> Option<serde_json::Value> {
+        serde_json::to_value(default()).ok()
+    }
+}
+
+/// The probe's last stop: a type that is not `Serialize` shows no default.
+pub struct NoJsonDefault<T>(PhantomData<fn() -> T>);
+
+/// Types without `Serialize`: no default in the schema.
+pub trait NoJsonDefaultKind<T> {
+    /// No default.
+    fn json(&self, _default: fn() -> T) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+impl<T> NoJsonDefaultKind<T> for NoJsonDefault<T> {}

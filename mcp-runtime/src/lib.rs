@@ -51,12 +51,13 @@
 //! reads the era only to give HTTP statuses and cancel-on-close their meaning). The era is
 //! one per-request value, `client::Client`, that every layer below the session reads: log
 //! thresholds, capabilities, `Ctx::era`. The tools (the registry in `server`, with `schema`
-//! making each tool's schemas once and `tool` the generic half of every `#[tool]`: the call
-//! wrapper and the spec) and the other features know nothing of transports. Modules import
-//! only modules below them: `principal`, `auth`, `jwt`, `pending`, `client`, `channel`,
-//! `logging`, `seal`, `state`, `redis_store`, `ask`, `consent`, `context`, `completion`,
-//! `shim`, `resources`, `prompts`, `tool`, `server`, `features`, `dispatch`, `session`, then
-//! the transports and `args` (`--http`/`--stateless`).
+//! making each tool's schemas once, `params` reading plain parameters by their table, and
+//! `tool` the generic half of every `#[tool]`: the call wrapper and the spec) and the other
+//! features know nothing of transports. Modules import only modules below them: `principal`,
+//! `auth`, `jwt`, `pending`, `client`, `channel`, `logging`, `seal`, `state`, `redis_store`,
+//! `ask`, `consent`, `context`, `completion`, `shim`, `resources`, `prompts`, `params`,
+//! `tool`, `server`, `features`, `dispatch`, `session`, then the transports and `args`
+//! (`--http`/`--stateless`).
 
 mod args;
 mod ask;
@@ -81,6 +82,7 @@ mod jwt;
 mod logging;
 mod outbox;
 mod output;
+mod params;
 mod pending;
 mod principal;
 mod prompts;
@@ -144,8 +146,9 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::checks::{
-        ArgKind, ArgOf, ArgsKind, ArgsOf, ContextOf, ErrorOf, IntoToolErrorKind, NotAToolErrorKind, NotAnArgKind,
-        ToolArgument, ToolFailure, UndeserializableKind, context_of,
+        ArgKind, ArgOf, ArgsKind, ArgsOf, ContextOf, DefaultOf, ErrorOf, IntoToolErrorKind, JsonDefaultKind,
+        NoJsonDefaultKind, NotAToolErrorKind, NotAnArgKind, ToolArgument, ToolFailure, UndeserializableKind,
+        context_of,
     };
     pub use crate::completion::{AwaitCompletion, Completer, CompletionOf, ReadyCompletion};
     pub use crate::context::CallInfo;
@@ -153,10 +156,11 @@ pub mod __private {
     pub use crate::output::{
         ContentKind, IntoStructured, Kind, Output, StructuredKind, ToolOutput, Unsupported, UnsupportedKind,
     };
+    pub use crate::params::{Param, ParamType, Reader};
     pub use crate::prompts::{PromptArgument, PromptDef, PromptSpec};
     pub use crate::resources::{Lister, ResourceBody, ResourceDef, ResourceSpec};
     pub use crate::server::{BoxFuture, InputSpec, ToolSpec};
-    pub use crate::tool::{Args, Finished, Hints, IconInfo, Started, ToolDef, ToolInfo};
+    pub use crate::tool::{Args, Finished, Hints, IconInfo, Started, ToolDef, ToolInfo, params_schema};
     pub use schemars::{Schema, SchemaGenerator};
     pub use serde;
     pub use serde_json::Value;

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::context::{BoxFuture, Call, FromCall};
 use crate::output::Output;
+use crate::params::{self, Param, Reader};
 use crate::schema::InputSpec;
 
 /// What [`ToolDef::run`] returns: the handler's future, or why the arguments cannot be read.
@@ -40,6 +41,9 @@ pub trait ToolDef: Sized + 'static {
     fn run(ctx: &Self::Ctx, args: Args) -> Started<impl Future<Output = Self::Ret> + Send + '_>;
     /// The handler's value as the call's output.
     fn finish(ret: Self::Ret) -> Finished;
+    /// The plain parameters, in the fn's order (`#[input]` tools and tools without
+    /// parameters have none): the input schema and [`Args::params`] read this table.
+    const PARAMS: &'static [Param] = &[];
     /// The output schema, chosen by the return type.
     fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema>;
 
@@ -216,6 +220,13 @@ impl Args {
     pub fn parse<A: DeserializeOwned>(self) -> Result<A, ToolError> {
         crate::validate::deserialize_args(self.tool, &self.value)
     }
+
+    /// A reader of tool `T`'s plain parameters ([`ToolDef::PARAMS`]); unknown keys are
+    /// refused unless `#[tool(allow_unknown_args)]`.
+    #[must_use]
+    pub fn params<T: ToolDef>(self) -> Reader {
+        Reader::new(self.tool, self.value, T::PARAMS, !T::INFO.allow_unknown_args)
+    }
 }
 
 /// The spec the registry keeps of tool `T`.
@@ -250,4 +261,27 @@ fn call<T: ToolDef>(call: Call) -> BoxFuture<'static, Result<Output, ToolError>>
         let ret = T::run(&ctx, args)?.await;
         T::finish(ret)
     })
+}
+
+/// The input schema of tool `T`'s plain parameters ([`ToolDef::PARAMS`]).
+pub fn params_schema<T: ToolDef>(generator: &mut SchemaGenerator) -> Schema {
+    generator.root_schema_for::<ParamsOf<T>>()
+}
+
+/// The plain parameters of tool `T` as a type, for schemars: the root schema is made the way
+/// schemars makes any (`$defs`, the meta-schema, the generator's transforms).
+struct ParamsOf<T>(std::marker::PhantomData<T>);
+
+impl<T: ToolDef> schemars::JsonSchema for ParamsOf<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "__McpArgs".into()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        std::any::type_name::<T>().into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        params::object_schema(T::PARAMS, !T::INFO.allow_unknown_args, generator)
+    }
 }

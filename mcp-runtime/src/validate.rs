@@ -37,7 +37,7 @@ const FULL_REPORT_NODES: usize = 64 * 1024;
 
 /// One step of an instance path. Keys are kept as sent and sanitised when shown.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Seg {
+pub(crate) enum Seg {
     Key(String),
     Index(usize),
 }
@@ -876,18 +876,43 @@ pub(crate) fn deserialize_args<A: DeserializeOwned>(tool: &str, args: &Value) ->
                 let path = failed.into_inner().unwrap_or_default();
                 if !integralise(&mut args, &path) {
                     tracing::debug!(tool, %error, "arguments passed the schema but not serde");
-                    let issue = Issue::new(
-                        path,
-                        "deserialize",
-                        "does not match the schema (deserialize)".into(),
-                        Hint::Restate,
-                    );
-                    let issues = [issue];
-                    return Err(refusal(tool, &issues, 0).data(json!({"issues": issues_json(&issues)})));
+                    return Err(deserialize_failure(tool, path));
                 }
             }
         }
     }
+}
+
+/// Reads property `key` of the arguments object `args` (it is there) as [`deserialize_args`]
+/// reads an argument: an integral float is read as an integer. Else where serde stopped.
+pub(crate) fn deserialize_property<T: DeserializeOwned>(args: &Value, key: &str) -> Result<T, Vec<Seg>> {
+    if let Ok(value) = T::deserialize(&args[key]) {
+        return Ok(value);
+    }
+    let mut args = args.clone();
+    loop {
+        let failed = RefCell::new(None);
+        let root = Chain::Root;
+        let chain = Chain::Key(&root, key);
+        match T::deserialize(Tracked { value: &args[key], chain: &chain, failed: &failed }) {
+            Ok(value) => return Ok(value),
+            Err(error) => {
+                let path = failed.into_inner().unwrap_or_default();
+                if !integralise(&mut args, &path) {
+                    tracing::debug!(%error, "an argument passed the schema but not serde");
+                    return Err(path);
+                }
+            }
+        }
+    }
+}
+
+/// The failure of arguments that passed the schema but that serde cannot read, stopping at
+/// `path`.
+pub(crate) fn deserialize_failure(tool: &str, path: Vec<Seg>) -> ToolError {
+    let issue = Issue::new(path, "deserialize", "does not match the schema (deserialize)".into(), Hint::Restate);
+    let issues = [issue];
+    refusal(tool, &issues, 0).data(json!({"issues": issues_json(&issues)}))
 }
 
 /// Turns the integral float at `path`, and every other one in the same argument, into an
