@@ -13,10 +13,48 @@ use serde_json::Value;
 /// paths, backtraces.
 const LEAKS: &[&str] = &["panicked at", "stack backtrace", "/rustc/", ".cargo/registry", "RUST_BACKTRACE", ".rs:"];
 
+/// The fixture server's tools: those `tools/list` names, and the disabled `legacy_report`
+/// (`fuzz_smoke` checks the list).
+pub const FIXTURE_TOOLS: &[&str] = &[
+    "echo",
+    "add",
+    "search_docs",
+    "sleep_ms",
+    "fetch_items",
+    "boom",
+    "bad_output",
+    "legacy_report",
+    "admin_reset",
+    "file_size",
+    "locate",
+    "facet",
+    "configure",
+    "choose",
+    "register",
+    "find",
+    "tree_sum",
+    "work",
+    "whoami",
+    "wait_cancel",
+    "log_sources",
+    "pause_stream",
+    "confirm_delete",
+    "summarize",
+    "list_roots",
+    "ask_all",
+    "keep_asking",
+    "count_rounds",
+    "put_item",
+    "delete_item",
+    "purge_cache",
+];
+
 /// One JSON-RPC line through a whole session of the fixture server.
 pub struct SessionTarget {
     runtime: tokio::runtime::Runtime,
     server: Server,
+    /// `tools/list`'s result, as text: what a rendered error may quote from the schemas.
+    schemas: String,
 }
 
 impl Default for SessionTarget {
@@ -33,7 +71,13 @@ impl SessionTarget {
             .default_timeout(Duration::from_millis(200))
             .ask_timeout(Duration::from_millis(100));
         let server = ServerBuilder::build(server).expect("the fixture server builds");
-        SessionTarget { runtime, server }
+        let schemas = runtime.block_on(async {
+            let mut connection = server.connect();
+            connection.send(INITIALIZE).await;
+            connection.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+            connection.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).await.concat()
+        });
+        SessionTarget { runtime, server, schemas }
     }
 
     /// Sends `line` on a fresh connection (initialized first when `legacy`; a modern line
@@ -50,8 +94,7 @@ impl SessionTarget {
         self.runtime.block_on(async {
             let mut connection = self.server.connect();
             if legacy {
-                let init = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}"#;
-                connection.send(init).await;
+                connection.send(INITIALIZE).await;
                 connection.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
             }
             let out = tokio::time::timeout(Duration::from_secs(5), connection.send(line))
@@ -59,6 +102,143 @@ impl SessionTarget {
                 .map_err(|_| format!("no answer within 5 s to {line:?}"))?;
             check_answers(line, &out)
         })
+    }
+}
+
+impl SessionTarget {
+    /// The names `tools/list` gives, in its order.
+    pub fn tool_names(&self) -> Vec<String> {
+        let list: Value = serde_json::from_str(&self.schemas).unwrap_or_default();
+        let tools = list["result"]["tools"].as_array().cloned().unwrap_or_default();
+        tools.iter().filter_map(|t| t["name"].as_str().map(str::to_owned)).collect()
+    }
+
+    /// Calls tool `name` with `arguments` (any JSON) and checks, beyond [`SessionTarget::check`]:
+    /// - arguments that are not an object get the JSON-RPC error -32602; any others a result,
+    ///   never a JSON-RPC error (a tool execution error is a result);
+    /// - an error result is the envelope of `spec/ERRORS.md` §6: its text is `Error: <message>`,
+    ///   an optional `Recovery: <hint>`, and a terms line ending in a request id of the form
+    ///   `XXXXX-XXXXX`; when it carries `structuredContent.error`, that says the same message,
+    ///   hint, reason, retryability and request id, and its `data` holds nothing else but the
+    ///   author's fields;
+    /// - an `invalid_arguments` error names the tool, renders at most 10 detail lines and 30
+    ///   issues, and repeats no string value of the arguments (12 characters or more, that
+    ///   appears nowhere else: not as a key, not in the tool's schema).
+    pub fn check_call(&self, legacy: bool, name: &str, arguments: &Value) -> Result<(), String> {
+        let mut params = serde_json::json!({"name": name, "arguments": arguments});
+        if !legacy {
+            params["_meta"] = serde_json::json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}, "sampling": {}, "roots": {}}
+            });
+        }
+        let line = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).to_string();
+        let out = self.runtime.block_on(async {
+            let mut connection = self.server.connect();
+            if legacy {
+                connection.send(INITIALIZE).await;
+                connection.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+            }
+            tokio::time::timeout(Duration::from_secs(5), connection.send(&line))
+                .await
+                .map_err(|_| format!("no answer within 5 s to {line:?}"))
+        })?;
+        check_answers(&line, &out)?;
+        let response = out
+            .iter()
+            .filter_map(|text| serde_json::from_str::<Value>(text).ok())
+            .find(|m| m.get("id") == Some(&Value::from(7)))
+            .ok_or_else(|| format!("no response to {line}"))?;
+        if !arguments.is_object() {
+            // Arguments that are not an object are the request's mistake, not the tool's.
+            return match response.pointer("/error/code") {
+                Some(code) if code == -32602 => Ok(()),
+                _ => Err(format!("arguments {arguments} were not refused as invalid params: {response}")),
+            };
+        }
+        let Some(result) = response.get("result") else {
+            // Unknown tools are a JSON-RPC error under strict resolution only; the fixture
+            // resolves leniently, so every call must end in a result.
+            return Err(format!("a tools/call got a JSON-RPC error instead of a result: {response}"));
+        };
+        if result.get("isError") != Some(&Value::Bool(true)) {
+            return Ok(());
+        }
+        check_envelope(name, arguments, result, &self.schemas)
+    }
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}"#;
+
+fn check_envelope(name: &str, arguments: &Value, result: &Value, schemas: &str) -> Result<(), String> {
+    let text =
+        result["content"][0]["text"].as_str().ok_or_else(|| format!("an error result without text: {result}"))?;
+    let blocks: Vec<&str> = text.split("\n\n").collect();
+    let message = blocks[0].strip_prefix("Error: ").ok_or_else(|| format!("error text not `Error: …`: {text:?}"))?;
+    let terms = blocks
+        .last()
+        .and_then(|t| t.strip_prefix('('))
+        .and_then(|t| t.strip_suffix(')'))
+        .ok_or_else(|| format!("no terms line: {text:?}"))?;
+    let id = terms.rsplit(" · ").next().and_then(|t| t.strip_prefix("request ")).unwrap_or("");
+    if !crate::client::is_request_id(id) {
+        return Err(format!("the terms line does not end with a request id: {text:?}"));
+    }
+    let hint = blocks.iter().find_map(|b| b.strip_prefix("Recovery: "));
+    if let Some(error) = result.get("structuredContent").and_then(|s| s.get("error")) {
+        let data = &error["data"];
+        let agree = error["message"].as_str() == Some(message)
+            && data["requestId"].as_str() == Some(id)
+            && data["reason"].as_str().is_none_or(|r| terms.contains(&format!("reason {r}")))
+            && data["retryable"]
+                .as_bool()
+                .is_none_or(|r| terms.contains(if r { "· retryable" } else { "not retryable" }))
+            && hint.is_none_or(|h| data["recovery"]["hint"].as_str() == Some(h));
+        if !agree {
+            return Err(format!("the text and structuredContent disagree: {result}"));
+        }
+        if !error["code"].is_i64() {
+            return Err(format!("structuredContent.error.code is not an integer: {result}"));
+        }
+    }
+    if terms.contains("reason invalid_arguments") {
+        let detail = message
+            .strip_prefix(&format!("Invalid arguments for tool {name}: "))
+            .ok_or_else(|| format!("invalid_arguments does not name tool {name}: {message:?}"))?;
+        // At most 10 lines of at most 1,024 characters and `…`, joined by `, `, and `(+N more)`.
+        let most = 10 * 1025 + 9 * 2 + " (+1000000 more)".len();
+        if detail.chars().count() > most {
+            return Err(format!("a detail of {} characters; at most {most}: {message:?}", detail.chars().count()));
+        }
+        if let Some(issues) = result.pointer("/structuredContent/error/data/issues").and_then(Value::as_array)
+            && issues.len() > 30
+        {
+            return Err(format!("{} issues listed; at most 30", issues.len()));
+        }
+        let mut values = Vec::new();
+        string_values(arguments, &mut values);
+        let keys = arguments.to_string();
+        for value in values {
+            let quoted_key = format!("\"{value}\":");
+            if value.chars().count() >= 12
+                && !schemas.contains(value)
+                && !keys.contains(&quoted_key)
+                && text.contains(value)
+            {
+                return Err(format!("invalid_arguments repeated the rejected value {value:?}: {text:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every string value (not key) in `value`.
+fn string_values<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+    match value {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|v| string_values(v, out)),
+        Value::Object(map) => map.values().for_each(|v| string_values(v, out)),
+        _ => {}
     }
 }
 

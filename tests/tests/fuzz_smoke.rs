@@ -4,7 +4,7 @@
 
 use mcp_runtime::fuzzing::StateSealer;
 use mcp_tests::props::{
-    HttpInput, HttpTarget, SessionTarget, check_foreign_state, check_sealed_state, check_uri_template,
+    FIXTURE_TOOLS, HttpInput, HttpTarget, SessionTarget, check_foreign_state, check_sealed_state, check_uri_template,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -60,42 +60,7 @@ fn method() -> impl Strategy<Value = String> {
 
 /// Names of the fixture tools, and a few others.
 fn tool() -> impl Strategy<Value = String> {
-    prop_oneof![
-        prop::sample::select(vec![
-            "echo",
-            "add",
-            "search_docs",
-            "sleep_ms",
-            "fetch_items",
-            "boom",
-            "bad_output",
-            "legacy_report",
-            "admin_reset",
-            "file_size",
-            "locate",
-            "facet",
-            "configure",
-            "choose",
-            "register",
-            "find",
-            "tree_sum",
-            "work",
-            "whoami",
-            "wait_cancel",
-            "log_sources",
-            "pause_stream",
-            "confirm_delete",
-            "summarize",
-            "list_roots",
-            "ask_all",
-            "keep_asking",
-            "count_rounds",
-            "put_item",
-            "delete_item",
-        ])
-        .prop_map(str::to_owned),
-        ".{0,12}",
-    ]
+    prop_oneof![prop::sample::select(FIXTURE_TOOLS).prop_map(str::to_owned), ".{0,12}"]
 }
 
 /// A JSON-RPC message of either era: mostly well-formed, with an id of any type.
@@ -129,6 +94,16 @@ thread_local! {
     static SESSION: SessionTarget = SessionTarget::new();
 }
 
+#[test]
+fn the_fuzzers_know_every_fixture_tool() {
+    let mut listed = SESSION.with(SessionTarget::tool_names);
+    let mut known: Vec<String> =
+        FIXTURE_TOOLS.iter().filter(|t| **t != "legacy_report").map(|t| (*t).to_owned()).collect();
+    listed.sort();
+    known.sort();
+    assert_eq!(listed, known, "update mcp_tests::props::FIXTURE_TOOLS");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -140,6 +115,11 @@ proptest! {
     #[test]
     fn any_line_through_a_session(legacy in any::<bool>(), line in prop_oneof![".{0,64}", any_json().prop_map(|v| v.to_string())]) {
         SESSION.with(|s| s.check(legacy, &line)).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn a_tool_call_through_validation_and_the_envelope(legacy in any::<bool>(), tool in tool(), arguments in any_json()) {
+        SESSION.with(|s| s.check_call(legacy, &tool, &arguments)).map_err(TestCaseError::fail)?;
     }
 
     #[test]
