@@ -469,3 +469,125 @@ impl HttpTarget {
         })
     }
 }
+
+/// The fuzz targets, one function each from libFuzzer's bytes to a checked property: the
+/// `fuzz/` campaigns call them, and `tests/tests/fuzz_replay.rs` replays every committed seed
+/// and past finding through them on stable Rust. Bytes are decoded with `arbitrary` as
+/// cargo-fuzz's `fuzz_target!` decodes a typed input (`arbitrary_take_rest`); bytes that do not
+/// decode are no input (`Ok`).
+pub mod targets {
+    use arbitrary::{Arbitrary, Unstructured};
+    use mcp_runtime::fuzzing::StateSealer;
+    use serde_json::Value;
+
+    use super::{FIXTURE_TOOLS, HttpInput, HttpTarget, SessionTarget};
+
+    thread_local! {
+        static SESSION: SessionTarget = SessionTarget::new();
+        static HTTP: (HttpTarget, HttpTarget) = (HttpTarget::new(false), HttpTarget::new(true));
+        static SEALER: StateSealer = StateSealer::new(b"0123456789abcdef0123456789abcdef");
+    }
+
+    fn decode<'a, T: Arbitrary<'a>>(data: &'a [u8]) -> Option<T> {
+        T::arbitrary_take_rest(Unstructured::new(data)).ok()
+    }
+
+    /// The names of the targets, as `fuzz/Cargo.toml` and `fuzz/seeds/` name them.
+    pub const NAMES: &[&str] = &["session_line", "tool_arguments", "http_request", "uri_template", "request_state"];
+
+    /// A target: libFuzzer's bytes in, what broke out.
+    pub type Target = fn(&[u8]) -> Result<(), String>;
+
+    /// The target called `name`; `None` for an unknown name.
+    pub fn by_name(name: &str) -> Option<Target> {
+        Some(match name {
+            "session_line" => session_line,
+            "tool_arguments" => tool_arguments,
+            "http_request" => http_request,
+            "uri_template" => uri_template,
+            "request_state" => request_state,
+            _ => return None,
+        })
+    }
+
+    /// One line through a session of the fixture server: the first byte's low bit picks
+    /// 2025-11-25 (initialized first) or 2026-07-28; the rest is the line.
+    pub fn session_line(data: &[u8]) -> Result<(), String> {
+        let Some((&era, line)) = data.split_first() else { return Ok(()) };
+        let line = String::from_utf8_lossy(line);
+        SESSION.with(|t| t.check(era & 1 == 1, &line))
+    }
+
+    /// A `tools/call` of a fixture tool (picked by a byte) in either era, with the rest as its
+    /// arguments: JSON when it parses, else sent as a string.
+    pub fn tool_arguments(data: &[u8]) -> Result<(), String> {
+        let Some((legacy, tool, arguments)) = decode::<(bool, u8, &[u8])>(data) else { return Ok(()) };
+        let name = FIXTURE_TOOLS[usize::from(tool) % FIXTURE_TOOLS.len()];
+        let arguments = serde_json::from_slice::<Value>(arguments)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(arguments).into_owned()));
+        SESSION.with(|t| t.check_call(legacy, name, &arguments))
+    }
+
+    #[derive(Debug, Arbitrary)]
+    struct Request {
+        stateless: bool,
+        method: u8,
+        headers: Vec<(u8, String)>,
+        body: Vec<u8>,
+    }
+
+    /// The headers a client sends; a byte picks one.
+    const HEADERS: &[&str] = &[
+        "Host",
+        "Accept",
+        "Content-Type",
+        "MCP-Protocol-Version",
+        "Mcp-Session-Id",
+        "Mcp-Method",
+        "Mcp-Name",
+        "Origin",
+        "Last-Event-ID",
+        "Mcp-Param-Region",
+        "Authorization",
+        "Content-Length",
+        "Transfer-Encoding",
+    ];
+
+    const METHODS: &[&str] = &["POST", "GET", "DELETE", "PUT", "OPTIONS", "HEAD", "PATCH"];
+
+    /// One HTTP request through the endpoint, with sessions or stateless.
+    pub fn http_request(data: &[u8]) -> Result<(), String> {
+        let Some(request) = decode::<Request>(data) else { return Ok(()) };
+        let input = HttpInput {
+            method: METHODS[usize::from(request.method) % METHODS.len()].to_owned(),
+            headers: request
+                .headers
+                .into_iter()
+                .map(|(name, value)| (HEADERS[usize::from(name) % HEADERS.len()].to_owned(), value))
+                .collect(),
+            body: request.body,
+        };
+        HTTP.with(
+            |(sessions, stateless)| {
+                if request.stateless { stateless.check(&input) } else { sessions.check(&input) }
+            },
+        )
+    }
+
+    /// A URI template and a URI.
+    pub fn uri_template(data: &[u8]) -> Result<(), String> {
+        let Some((template, uri)) = decode::<(&str, &str)>(data) else { return Ok(()) };
+        super::check_uri_template(template, uri)
+    }
+
+    /// A token to open, and a state to seal, open and tamper with.
+    pub fn request_state(data: &[u8]) -> Result<(), String> {
+        let Some((text, binding, other, at, to)) = decode::<(&str, &str, &str, usize, char)>(data) else {
+            return Ok(());
+        };
+        SEALER.with(|sealer| {
+            super::check_foreign_state(sealer, text, binding)?;
+            super::check_sealed_state(sealer, text, binding, other, at, to)
+        })
+    }
+}
