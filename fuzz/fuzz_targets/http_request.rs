@@ -2,8 +2,6 @@
 //! Checks `HttpTarget::check`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Err(broken) = mcp_tests::props::targets::http_request(data) {
-        panic!("{broken}");
-    }
-});
+use mcp_tests::props::targets;
+
+libfuzzer_sys::fuzz_target!(init: targets::init(), |data: &[u8]| targets::run(targets::http_request, data));

@@ -3,8 +3,6 @@
 //! `check_sealed_state`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Err(broken) = mcp_tests::props::targets::request_state(data) {
-        panic!("{broken}");
-    }
-});
+use mcp_tests::props::targets;
+
+libfuzzer_sys::fuzz_target!(init: targets::init(), |data: &[u8]| targets::run(targets::request_state, data));

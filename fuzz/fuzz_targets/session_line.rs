@@ -3,8 +3,6 @@
 //! claim); the rest is the line. Checks `SessionTarget::check`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Err(broken) = mcp_tests::props::targets::session_line(data) {
-        panic!("{broken}");
-    }
-});
+use mcp_tests::props::targets;
+
+libfuzzer_sys::fuzz_target!(init: targets::init(), |data: &[u8]| targets::run(targets::session_line, data));

@@ -2,8 +2,6 @@
 //! argument validation and the error envelope. Checks `SessionTarget::check_call`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Err(broken) = mcp_tests::props::targets::tool_arguments(data) {
-        panic!("{broken}");
-    }
-});
+use mcp_tests::props::targets;
+
+libfuzzer_sys::fuzz_target!(init: targets::init(), |data: &[u8]| targets::run(targets::tool_arguments, data));

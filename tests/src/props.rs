@@ -488,6 +488,27 @@ pub mod targets {
         static SEALER: StateSealer = StateSealer::new(b"0123456789abcdef0123456789abcdef");
     }
 
+    /// For a campaign's `init`: libFuzzer's panic hook aborts on every panic, and the fixture's
+    /// `boom` tool panics on purpose (the runtime catches it and answers an error). Its panics
+    /// are let through; any other still aborts, and is a finding.
+    pub fn init() {
+        let abort = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.location().is_some_and(|at| at.file().ends_with("tests/src/fixture.rs")) {
+                abort(info);
+            }
+        }));
+    }
+
+    /// Runs `target` on `data` in a campaign: a broken property is printed and aborts, as
+    /// libFuzzer expects of a finding.
+    pub fn run(target: Target, data: &[u8]) {
+        if let Err(broken) = target(data) {
+            eprintln!("property broken: {broken}");
+            std::process::abort();
+        }
+    }
+
     fn decode<'a, T: Arbitrary<'a>>(data: &'a [u8]) -> Option<T> {
         T::arbitrary_take_rest(Unstructured::new(data)).ok()
     }
