@@ -78,6 +78,16 @@ for modern in (False, True):
     for method, params in OTHER:
         write("session_line", f"{tag}-{method.replace('/', '-')}", era + message(method, params, modern))
     write("session_line", f"{tag}-cancel", era + json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}).encode())
+    # http_request: stateless, from_a_client (the client's headers), method 0 (POST), no more
+    # headers (a 0 ends the list), then the body; 2026-07-28 requests go to the stateless
+    # endpoint, and a session starts with initialize.
+    if modern:
+        for tool, args in CALLS.items():
+            write("http_request", f"modern-call-{tool}", bytes([1, 1, 0, 0]) + message("tools/call", {"name": tool, "arguments": args}, True))
+        for method, params in OTHER:
+            write("http_request", f"modern-{method.replace('/', '-')}", bytes([1, 1, 0, 0]) + message(method, params, True))
+    else:
+        write("http_request", "legacy-initialize", bytes([0, 1, 0, 0]) + message(*OTHER[-1], False))
     # tool_arguments: (legacy: bool, tool: u8, arguments: rest), as `arbitrary` reads them.
     for index, (tool, args) in enumerate(CALLS.items()):
         write("tool_arguments", f"{tag}-{tool}", bytes([0 if modern else 1, index]) + json.dumps(args).encode())

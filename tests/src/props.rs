@@ -432,6 +432,30 @@ pub struct HttpInput {
     pub body: Vec<u8>,
 }
 
+impl HttpInput {
+    /// The headers a well-behaved client sends with `body`: the host, what it accepts, the
+    /// content type, and for a 2026-07-28 body its version and `Mcp-Method`/`Mcp-Name` mirrors.
+    /// Most fuzzed requests start from these, so that they get past the ladder's first rungs.
+    pub fn client_headers(body: &[u8]) -> Vec<(String, String)> {
+        let mut headers = vec![
+            ("Host".to_owned(), "127.0.0.1".to_owned()),
+            ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
+            ("Content-Type".to_owned(), "application/json".to_owned()),
+        ];
+        let message: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        if message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" {
+            headers.push(("MCP-Protocol-Version".to_owned(), "2026-07-28".to_owned()));
+            if let Some(method) = message["method"].as_str() {
+                headers.push(("Mcp-Method".to_owned(), method.to_owned()));
+            }
+            if let Some(name) = message["params"]["name"].as_str() {
+                headers.push(("Mcp-Name".to_owned(), name.to_owned()));
+            }
+        }
+        headers
+    }
+}
+
 impl HttpTarget {
     /// The fixture server's endpoint, `stateless` or with sessions.
     pub fn new(stateless: bool) -> HttpTarget {
@@ -582,6 +606,8 @@ pub mod targets {
     #[derive(Debug, Arbitrary)]
     struct Request {
         stateless: bool,
+        /// Whether the request starts with the headers a client would send for its body.
+        from_a_client: bool,
         method: u8,
         headers: Vec<(u8, String)>,
         body: Vec<u8>,
@@ -609,13 +635,16 @@ pub mod targets {
     /// One HTTP request through the endpoint, with sessions or stateless.
     pub fn http_request(data: &[u8]) -> Result<(), String> {
         let Some(request) = decode::<Request>(data) else { return Ok(()) };
-        let input = HttpInput {
-            method: METHODS[usize::from(request.method) % METHODS.len()].to_owned(),
-            headers: request
+        let mut headers = if request.from_a_client { HttpInput::client_headers(&request.body) } else { Vec::new() };
+        headers.extend(
+            request
                 .headers
                 .into_iter()
-                .map(|(name, value)| (HEADERS[usize::from(name) % HEADERS.len()].to_owned(), value))
-                .collect(),
+                .map(|(name, value)| (HEADERS[usize::from(name) % HEADERS.len()].to_owned(), value)),
+        );
+        let input = HttpInput {
+            method: METHODS[usize::from(request.method) % METHODS.len()].to_owned(),
+            headers,
             body: request.body,
         };
         HTTP.with(

@@ -189,22 +189,7 @@ fn http_input() -> impl Strategy<Value = HttpInput> {
     // and for a 2026-07-28 body its version and mirrors), then a few more that may disagree.
     let consistent = prop::sample::select(vec![true, true, true, false]);
     (verb, consistent, prop::collection::vec(header, 0..4), body).prop_map(|(method, consistent, extra, body)| {
-        let mut headers = Vec::new();
-        if consistent {
-            headers.push(("Host".to_owned(), "127.0.0.1".to_owned()));
-            headers.push(("Accept".to_owned(), "application/json, text/event-stream".to_owned()));
-            headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
-            let message: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
-            if message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" {
-                headers.push(("MCP-Protocol-Version".to_owned(), "2026-07-28".to_owned()));
-                if let Some(method) = message["method"].as_str() {
-                    headers.push(("Mcp-Method".to_owned(), method.to_owned()));
-                }
-                if let Some(name) = message["params"]["name"].as_str() {
-                    headers.push(("Mcp-Name".to_owned(), name.to_owned()));
-                }
-            }
-        }
+        let mut headers = if consistent { HttpInput::client_headers(body.as_bytes()) } else { Vec::new() };
         headers.extend(extra);
         HttpInput { method, headers, body: body.into_bytes() }
     })
