@@ -22,5 +22,5 @@ export RUSTC_BOOTSTRAP=1
 # a timeout, memory past the limits below) are the findings.
 RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none -O --debug-assertions "$target" "corpus/$target" $seeds -- \
     -runs="$runs" -max_total_time="$seconds" -dict=mcp.dict -max_len=65536 \
-    -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
+    -rss_limit_mb=2048 -timeout=10 \
     -artifact_prefix="artifacts/$target/" -print_final_stats=1 2>&1 | tee "logs/$target.log"
