@@ -141,17 +141,24 @@ fn handlers_that_never_return_time_out_under_load() {
 fn sigterm_on_stdio_lets_calls_in_flight_finish() {
     let mut c = stdio_server(&[]);
     for id in 1..=5 {
-        c.send_raw(&call_line(id, "sleep_ms", &json!({"ms": 400})));
+        c.send_raw(&call_line(id, "sleep_ms", &json!({"ms": 800})));
     }
     // A large answer too, so that the output is more than one write.
     let big = "x".repeat(256 * 1024);
     c.send_raw(&call_line(6, "echo", &json!({"text": big})));
-    std::thread::sleep(Duration::from_millis(150));
+    // Lines are read in order: once the ping is answered, the six calls have been read.
+    c.send_raw(r#"{"jsonrpc":"2.0","id":"read","method":"ping"}"#);
+    let mut answers = HashMap::new();
+    while !answers.contains_key(&json!("read")) {
+        let more = read_answers(&mut c, 1, Duration::from_secs(20));
+        assert!(!more.is_empty(), "the ping is answered");
+        answers.extend(more);
+    }
     let killed = Command::new("kill").arg("-TERM").arg(c.pid().to_string()).status().expect("kill runs");
     assert!(killed.success());
-    let answers = read_answers(&mut c, 6, Duration::from_secs(20));
+    answers.extend(read_answers(&mut c, 7 - answers.len(), Duration::from_secs(20)));
     for id in 1..=5 {
-        assert_eq!(answers.get(&json!(id)).map(text), Some("slept 400"), "call {id} finished: {answers:?}");
+        assert_eq!(answers.get(&json!(id)).map(text), Some("slept 800"), "call {id} finished: {answers:?}");
     }
     assert_eq!(answers.get(&json!(6)).map(text), Some(big.as_str()));
     assert_eq!(c.wait_exit(Duration::from_secs(10)), Some(0), "the server exits 0 after the calls");
@@ -251,12 +258,13 @@ fn a_closed_modern_request_cancels_its_call() {
     let warmed = request(port, "POST", "/mcp", &warm_headers, warm.to_string().as_bytes()).expect("answers").text();
     assert!(warmed.contains("warm"), "{warmed}");
     let baseline = open_fds(pid);
-    for id in 0..40 {
+    for id in 0..40usize {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "wait_cancel", "arguments": {}, "_meta": meta}});
         let stream = send(port, "POST", "/mcp", &headers, body.to_string().as_bytes()).expect("sent");
-        // Long enough for the call to start, then the client is gone.
-        std::thread::sleep(Duration::from_millis(20));
+        // Once the handler runs, the client is gone.
+        let started = || c.stderr().lines().filter(|l| l.contains("waiting for a cancel")).count();
+        assert!(eventually(Duration::from_secs(20), || started() > id), "call {id} started");
         drop(stream);
     }
     let cleaned = || c.stderr().lines().filter(|l| l.contains("cleanup ran for")).count();
