@@ -154,6 +154,11 @@ bash tests/conformance/run.sh --suite all --spec-version 2025-11-25 --expected-f
 step "cargo tests (unit, integration over stdio and HTTP, trybuild, expansion snapshots, doctests)"
 CI="${CI:-true}" cargo test --workspace --no-fail-fast
 
+# The bench itself runs a minute per transport (`cargo bench -p mcp-tests --bench soak`); here a
+# short round checks its correctness and resource figures on every change, never its speed.
+step "soak: a short hostile-client round over stdio and HTTP (every valid request answered; memory, descriptors, threads back)"
+cargo bench --profile dev -p mcp-tests --bench soak -- --seconds 5
+
 step "the envelope, classification and hint suites again, over Streamable HTTP"
 MCP_TEST_TRANSPORT=http cargo test -p mcp-tests --no-fail-fast \
   --test envelope --test classification --test invalid_arguments --test output_schema_errors --test schemas

@@ -887,7 +887,21 @@ pub(crate) fn modern(ask: Ask, client: &Client, tool: &str, sealing: &Sealing<'_
         })
         .collect();
     // The one place outgoing state is written: sealed, bound to this caller and operation.
-    let state = ask.state.map(|state| sealing.sealer.seal(&state, &sealing.operation.binding(sealing.principal)));
+    let state = match ask.state {
+        None => None,
+        Some(state) => Some(sealing.sealer.seal(&state, &sealing.operation.binding(sealing.principal)).ok_or_else(
+            || RpcError {
+                code: -32603,
+                message: format!(
+                    "Internal error: tool {tool} returned a requestState of {} bytes, too large to seal within {} KiB; \
+                     keep the state small (an id) and put the rest in ctx.state()",
+                    state.len(),
+                    crate::seal::MAX_TOKEN_BYTES / 1024
+                ),
+                data: None,
+            },
+        )?),
+    };
     Ok(Asked { requests, state })
 }
 

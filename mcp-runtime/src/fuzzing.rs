@@ -15,8 +15,8 @@ impl StateSealer {
         StateSealer(Sealer::new(vec![key.to_vec()], Duration::from_secs(900)))
     }
 
-    /// `state` sealed for `binding`.
-    pub fn seal(&self, state: &str, binding: &str) -> String {
+    /// `state` sealed for `binding`; `None` when it is too large to come back.
+    pub fn seal(&self, state: &str, binding: &str) -> Option<String> {
         self.0.seal(state, binding)
     }
 

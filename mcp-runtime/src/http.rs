@@ -181,7 +181,7 @@ impl Server {
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), Error> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         tracing::info!(address = %listener.local_addr()?, stateless = self.shared.options.http.stateless, "serving MCP over HTTP at /mcp");
-        self.serve_http_on(listener, shutdown_signal()).await
+        self.serve_http_on(listener, crate::server::shutdown_signal()).await
     }
 
     /// Serves Streamable HTTP at `/mcp` on a bound listener until `shutdown` resolves, then
@@ -221,29 +221,6 @@ impl Server {
             }
         };
         result
-    }
-}
-
-/// SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = interrupt => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = interrupt.await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = interrupt.await;
     }
 }
 

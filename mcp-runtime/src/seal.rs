@@ -129,8 +129,10 @@ impl Sealer {
         }
     }
 
-    pub(crate) fn seal(&self, state: &str, binding: &str) -> String {
-        self.seal_at(state, binding, now_secs())
+    /// `state` sealed for `binding`; `None` when the token would be longer than
+    /// [`MAX_TOKEN_BYTES`], which the retry could never bring back.
+    pub(crate) fn seal(&self, state: &str, binding: &str) -> Option<String> {
+        Some(self.seal_at(state, binding, now_secs())).filter(|token| token.len() <= MAX_TOKEN_BYTES)
     }
 
     pub(crate) fn seal_at(&self, state: &str, binding: &str, now: u64) -> String {
@@ -228,15 +230,27 @@ mod tests {
         assert!(!format!("{:?}", sealer(KEY)).contains("0123"), "Debug hides the key");
     }
 
+    /// Found by the `request_state` fuzz target: a state of about 12 KiB was sealed into a
+    /// token over the 16 KiB the opener accepts, so its retry could only fail.
+    #[test]
+    fn a_state_too_large_to_come_back_is_not_sealed() {
+        let sealer = sealer(KEY);
+        let fits = "s".repeat(8 * 1024);
+        assert_eq!(sealer.open(&sealer.seal(&fits, ALICE).expect("8 KiB fits"), ALICE), Ok(fits));
+        assert_eq!(sealer.seal(&"s".repeat(12 * 1024), ALICE), None);
+        // Escaping counts: 2,200 NULs are 2,200 bytes, and 13,200 of JSON.
+        assert_eq!(sealer.seal(&"\u{0}".repeat(2200), ALICE), None);
+    }
+
     #[test]
     fn a_sealed_state_opens_for_the_same_caller_and_operation() {
         let sealer = sealer(KEY);
-        let token = sealer.seal("consent/abc", ALICE);
+        let token = sealer.seal("consent/abc", ALICE).expect("small");
         assert!(token.starts_with("v1."), "{token}");
         assert_eq!(sealer.open(&token, ALICE), Ok("consent/abc".to_owned()));
         // Any text survives, including what JSON must escape.
         let odd = "line\n\"quoted\" ✓ \u{0}";
-        assert_eq!(sealer.open(&sealer.seal(odd, ALICE), ALICE).as_deref(), Ok(odd));
+        assert_eq!(sealer.open(&sealer.seal(odd, ALICE).expect("small"), ALICE).as_deref(), Ok(odd));
     }
 
     #[test]
@@ -247,7 +261,7 @@ mod tests {
         assert_eq!(sealer.open("v2.e30.AAAA", ALICE), Err(Invalid::Malformed));
         assert_eq!(sealer.open("", ALICE), Err(Invalid::Malformed));
 
-        let token = sealer.seal("consent/abc", ALICE);
+        let token = sealer.seal("consent/abc", ALICE).expect("small");
         let (signed, tag) = token.rsplit_once('.').unwrap();
         let (_, body) = signed.split_once('.').unwrap();
         // Another payload under the old signature.
@@ -275,19 +289,19 @@ mod tests {
 
     #[test]
     fn another_key_does_not_open_it_and_a_shared_key_does() {
-        let token = sealer(KEY).seal("s", ALICE);
+        let token = sealer(KEY).seal("s", ALICE).expect("small");
         assert_eq!(sealer(OTHER).open(&token, ALICE), Err(Invalid::Mac));
         // Two sealers (two replicas) with one key open each other's states.
         assert_eq!(sealer(KEY).open(&token, ALICE).as_deref(), Ok("s"));
-        assert_eq!(sealer(KEY).open(&sealer(KEY).seal("t", ALICE), ALICE).as_deref(), Ok("t"));
+        assert_eq!(sealer(KEY).open(&sealer(KEY).seal("t", ALICE).expect("small"), ALICE).as_deref(), Ok("t"));
     }
 
     #[test]
     fn a_ring_opens_what_its_old_keys_sealed_and_seals_with_the_first() {
-        let old = sealer(OTHER).seal("old", ALICE);
+        let old = sealer(OTHER).seal("old", ALICE).expect("small");
         let ring = Sealer::new(vec![KEY.to_vec(), OTHER.to_vec()], DEFAULT_TTL);
         assert_eq!(ring.open(&old, ALICE).as_deref(), Ok("old"));
-        let new = ring.seal("new", ALICE);
+        let new = ring.seal("new", ALICE).expect("small");
         assert_eq!(sealer(KEY).open(&new, ALICE).as_deref(), Ok("new"));
         assert_eq!(sealer(OTHER).open(&new, ALICE), Err(Invalid::Mac));
     }
@@ -295,7 +309,7 @@ mod tests {
     #[test]
     fn a_state_is_bound_to_its_caller_and_its_operation() {
         let sealer = sealer(KEY);
-        let token = sealer.seal("s", ALICE);
+        let token = sealer.seal("s", ALICE).expect("small");
         for other in [
             r#"["client-b","alice","t1","tools/call","delete_item"]"#,
             r#"["client-a","bob","t1","tools/call","delete_item"]"#,
@@ -323,6 +337,6 @@ mod tests {
         let a = Sealer::ephemeral(DEFAULT_TTL);
         let b = Sealer::ephemeral(DEFAULT_TTL);
         assert!(a.ephemeral && !sealer(KEY).ephemeral);
-        assert_eq!(b.open(&a.seal("s", ALICE), ALICE), Err(Invalid::Mac));
+        assert_eq!(b.open(&a.seal("s", ALICE).expect("small"), ALICE), Err(Invalid::Mac));
     }
 }

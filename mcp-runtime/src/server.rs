@@ -964,3 +964,26 @@ pub(crate) fn page_index(params: Option<&Value>, pages: usize, restart: &str) ->
         Some(_) => Err(RpcError::invalid_params("Invalid params: `cursor` must be a string")),
     }
 }
+
+/// SIGINT or SIGTERM: what ends `serve_stdio` and `serve_http` as EOF would.
+pub(crate) async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = interrupt => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+}

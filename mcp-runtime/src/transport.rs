@@ -33,7 +33,11 @@ const BUFFER: usize = 64 * 1024;
 const NOTIFICATION_GAP: Duration = Duration::from_millis(2);
 
 impl Server {
-    /// Serves on stdin/stdout until EOF on stdin. Logs go to stderr.
+    /// Serves on stdin/stdout until EOF on stdin, SIGTERM or SIGINT. Logs go to stderr.
+    ///
+    /// A signal ends the server as EOF does: no more requests are read, calls in flight may
+    /// finish within the EOF grace, and every answer already made is written whole before
+    /// the server returns (within the flush grace).
     ///
     /// When stdin and stdout are pipes or sockets (as when a client launches the server),
     /// they are read and written directly by the runtime's event loop; otherwise (a
@@ -49,10 +53,14 @@ impl Server {
             let result =
                 tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(Error::from).and_then(
                     |io| {
-                        io.block_on(async {
+                        let served = io.block_on(async {
                             let (input, output) = stdio()?;
-                            self.serve_on(input, output, &calls).await
-                        })
+                            self.serve_on(input, output, &calls, crate::server::shutdown_signal()).await
+                        });
+                        // Stopped by a signal, a terminal's stdin may still be in a blocking
+                        // read that nothing will end: do not wait for it.
+                        io.shutdown_background();
+                        served
                     },
                 );
             let _ = done.send(result);
@@ -69,11 +77,17 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.serve_on(input, output, &tokio::runtime::Handle::current()).await
+        self.serve_on(input, output, &tokio::runtime::Handle::current(), std::future::pending()).await
     }
 
-    /// The loop, spawning calls on `calls`.
-    async fn serve_on<R, W>(self, input: R, output: W, calls_on: &tokio::runtime::Handle) -> Result<(), Error>
+    /// The loop, spawning calls on `calls`, until EOF on `input` or `stop` resolves.
+    async fn serve_on<R, W>(
+        self,
+        input: R,
+        output: W,
+        calls_on: &tokio::runtime::Handle,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Result<(), Error>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -93,6 +107,7 @@ impl Server {
         let mut grace_end: Option<Instant> = None;
         // Set when the grace is over: what is left to write may go out until then.
         let mut flush_end: Option<Instant> = None;
+        let mut stop = std::pin::pin!(stop);
 
         loop {
             outbox.take(BUFFER.saturating_sub(out.backlog()), |line| out.push(line));
@@ -145,10 +160,7 @@ impl Server {
                 Some(_) = calls.join_next(), if !calls.is_empty() => {}
                 () = tokio::time::sleep_until(gate.unwrap_or_else(Instant::now)), if gate.is_some() => out.release(),
                 line = lines.next(), if read => match line {
-                    Ok(Line::Eof) => {
-                        grace_end = Some(Instant::now() + options.eof_grace);
-                        closing.send_replace(true);
-                    }
+                    Ok(Line::Eof) => stop_reading(&mut grace_end, &closing, options.eof_grace),
                     Ok(Line::TooLong) => session.send(jsonrpc::failure(
                         None,
                         -32600,
@@ -171,15 +183,25 @@ impl Server {
                     }
                     Err(e) => {
                         tracing::error!(error = %e, "reading stdin failed; shutting down");
-                        grace_end = Some(Instant::now() + options.eof_grace);
-                        closing.send_replace(true);
+                        stop_reading(&mut grace_end, &closing, options.eof_grace);
                     }
                 },
                 () = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {}
+                () = &mut stop, if grace_end.is_none() => {
+                    tracing::info!(grace = ?options.eof_grace, "stopping: no more requests are read; calls in flight may finish");
+                    stop_reading(&mut grace_end, &closing, options.eof_grace);
+                }
             }
         }
         Ok(())
     }
+}
+
+/// EOF, a read error or a signal: no more requests are read, calls in flight may finish
+/// within `grace`, and listen streams end with their graceful result.
+fn stop_reading(grace_end: &mut Option<Instant>, closing: &tokio::sync::watch::Sender<bool>, grace: Duration) {
+    *grace_end = Some(Instant::now() + grace);
+    closing.send_replace(true);
 }
 
 /// Requests that could not be served when they were read, oldest first: the bytes of their

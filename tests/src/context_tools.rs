@@ -82,6 +82,8 @@ pub(crate) fn purge_cache() -> Purged {
 /// Waits until the client cancels the call, then cleans up.
 #[tool]
 pub(crate) async fn wait_cancel(ctx: &Ctx) -> String {
+    // Tests wait for this line before they cancel, so that the call has surely started.
+    eprintln!("waiting for a cancel: {}", ctx.request_id());
     ctx.cancelled().await;
     // Not sent: nothing more goes out for a cancelled request.
     ctx.progress(1.0, None, Some("cleaning up"));

@@ -81,7 +81,11 @@ pub fn request(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> std::io::Result<Response> {
-    let stream = send(port, method, path, headers, body)?;
+    read_response(send(port, method, path, headers, body)?)
+}
+
+/// Reads the status and headers of the response on a connection written by [`send`].
+pub fn read_response(stream: TcpStream) -> std::io::Result<Response> {
     let mut reader = BufReader::new(stream);
     let mut status_line = String::new();
     reader.read_line(&mut status_line)?;

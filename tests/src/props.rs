@@ -13,10 +13,48 @@ use serde_json::Value;
 /// paths, backtraces.
 const LEAKS: &[&str] = &["panicked at", "stack backtrace", "/rustc/", ".cargo/registry", "RUST_BACKTRACE", ".rs:"];
 
+/// The fixture server's tools: those `tools/list` names, and the disabled `legacy_report`
+/// (`fuzz_smoke` checks the list).
+pub const FIXTURE_TOOLS: &[&str] = &[
+    "echo",
+    "add",
+    "search_docs",
+    "sleep_ms",
+    "fetch_items",
+    "boom",
+    "bad_output",
+    "legacy_report",
+    "admin_reset",
+    "file_size",
+    "locate",
+    "facet",
+    "configure",
+    "choose",
+    "register",
+    "find",
+    "tree_sum",
+    "work",
+    "whoami",
+    "wait_cancel",
+    "log_sources",
+    "pause_stream",
+    "confirm_delete",
+    "summarize",
+    "list_roots",
+    "ask_all",
+    "keep_asking",
+    "count_rounds",
+    "put_item",
+    "delete_item",
+    "purge_cache",
+];
+
 /// One JSON-RPC line through a whole session of the fixture server.
 pub struct SessionTarget {
     runtime: tokio::runtime::Runtime,
     server: Server,
+    /// `tools/list`'s result, as text: what a rendered error may quote from the schemas.
+    schemas: String,
 }
 
 impl Default for SessionTarget {
@@ -33,7 +71,13 @@ impl SessionTarget {
             .default_timeout(Duration::from_millis(200))
             .ask_timeout(Duration::from_millis(100));
         let server = ServerBuilder::build(server).expect("the fixture server builds");
-        SessionTarget { runtime, server }
+        let schemas = runtime.block_on(async {
+            let mut connection = server.connect();
+            connection.send(INITIALIZE).await;
+            connection.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+            connection.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).await.concat()
+        });
+        SessionTarget { runtime, server, schemas }
     }
 
     /// Sends `line` on a fresh connection (initialized first when `legacy`; a modern line
@@ -50,8 +94,7 @@ impl SessionTarget {
         self.runtime.block_on(async {
             let mut connection = self.server.connect();
             if legacy {
-                let init = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}"#;
-                connection.send(init).await;
+                connection.send(INITIALIZE).await;
                 connection.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
             }
             let out = tokio::time::timeout(Duration::from_secs(5), connection.send(line))
@@ -59,6 +102,143 @@ impl SessionTarget {
                 .map_err(|_| format!("no answer within 5 s to {line:?}"))?;
             check_answers(line, &out)
         })
+    }
+}
+
+impl SessionTarget {
+    /// The names `tools/list` gives, in its order.
+    pub fn tool_names(&self) -> Vec<String> {
+        let list: Value = serde_json::from_str(&self.schemas).unwrap_or_default();
+        let tools = list["result"]["tools"].as_array().cloned().unwrap_or_default();
+        tools.iter().filter_map(|t| t["name"].as_str().map(str::to_owned)).collect()
+    }
+
+    /// Calls tool `name` with `arguments` (any JSON) and checks, beyond [`SessionTarget::check`]:
+    /// - arguments that are not an object get the JSON-RPC error -32602; any others a result,
+    ///   never a JSON-RPC error (a tool execution error is a result);
+    /// - an error result is the envelope of `spec/ERRORS.md` §6: its text is `Error: <message>`,
+    ///   an optional `Recovery: <hint>`, and a terms line ending in a request id of the form
+    ///   `XXXXX-XXXXX`; when it carries `structuredContent.error`, that says the same message,
+    ///   hint, reason, retryability and request id, and its `data` holds nothing else but the
+    ///   author's fields;
+    /// - an `invalid_arguments` error names the tool, renders at most 10 detail lines and 30
+    ///   issues, and repeats no string value of the arguments (12 characters or more, that
+    ///   appears nowhere else: not as a key, not in the tool's schema).
+    pub fn check_call(&self, legacy: bool, name: &str, arguments: &Value) -> Result<(), String> {
+        let mut params = serde_json::json!({"name": name, "arguments": arguments});
+        if !legacy {
+            params["_meta"] = serde_json::json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}, "sampling": {}, "roots": {}}
+            });
+        }
+        let line = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).to_string();
+        let out = self.runtime.block_on(async {
+            let mut connection = self.server.connect();
+            if legacy {
+                connection.send(INITIALIZE).await;
+                connection.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+            }
+            tokio::time::timeout(Duration::from_secs(5), connection.send(&line))
+                .await
+                .map_err(|_| format!("no answer within 5 s to {line:?}"))
+        })?;
+        check_answers(&line, &out)?;
+        let response = out
+            .iter()
+            .filter_map(|text| serde_json::from_str::<Value>(text).ok())
+            .find(|m| m.get("id") == Some(&Value::from(7)))
+            .ok_or_else(|| format!("no response to {line}"))?;
+        if !arguments.is_object() {
+            // Arguments that are not an object are the request's mistake, not the tool's.
+            return match response.pointer("/error/code") {
+                Some(code) if code == -32602 => Ok(()),
+                _ => Err(format!("arguments {arguments} were not refused as invalid params: {response}")),
+            };
+        }
+        let Some(result) = response.get("result") else {
+            // Unknown tools are a JSON-RPC error under strict resolution only; the fixture
+            // resolves leniently, so every call must end in a result.
+            return Err(format!("a tools/call got a JSON-RPC error instead of a result: {response}"));
+        };
+        if result.get("isError") != Some(&Value::Bool(true)) {
+            return Ok(());
+        }
+        check_envelope(name, arguments, result, &self.schemas)
+    }
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}"#;
+
+fn check_envelope(name: &str, arguments: &Value, result: &Value, schemas: &str) -> Result<(), String> {
+    let text =
+        result["content"][0]["text"].as_str().ok_or_else(|| format!("an error result without text: {result}"))?;
+    let blocks: Vec<&str> = text.split("\n\n").collect();
+    let message = blocks[0].strip_prefix("Error: ").ok_or_else(|| format!("error text not `Error: …`: {text:?}"))?;
+    let terms = blocks
+        .last()
+        .and_then(|t| t.strip_prefix('('))
+        .and_then(|t| t.strip_suffix(')'))
+        .ok_or_else(|| format!("no terms line: {text:?}"))?;
+    let id = terms.rsplit(" · ").next().and_then(|t| t.strip_prefix("request ")).unwrap_or("");
+    if !crate::client::is_request_id(id) {
+        return Err(format!("the terms line does not end with a request id: {text:?}"));
+    }
+    let hint = blocks.iter().find_map(|b| b.strip_prefix("Recovery: "));
+    if let Some(error) = result.get("structuredContent").and_then(|s| s.get("error")) {
+        let data = &error["data"];
+        let agree = error["message"].as_str() == Some(message)
+            && data["requestId"].as_str() == Some(id)
+            && data["reason"].as_str().is_none_or(|r| terms.contains(&format!("reason {r}")))
+            && data["retryable"]
+                .as_bool()
+                .is_none_or(|r| terms.contains(if r { "· retryable" } else { "not retryable" }))
+            && hint.is_none_or(|h| data["recovery"]["hint"].as_str() == Some(h));
+        if !agree {
+            return Err(format!("the text and structuredContent disagree: {result}"));
+        }
+        if !error["code"].is_i64() {
+            return Err(format!("structuredContent.error.code is not an integer: {result}"));
+        }
+    }
+    if terms.contains("reason invalid_arguments") {
+        let detail = message
+            .strip_prefix(&format!("Invalid arguments for tool {name}: "))
+            .ok_or_else(|| format!("invalid_arguments does not name tool {name}: {message:?}"))?;
+        // At most 10 lines of at most 1,024 characters and `…`, joined by `, `, and `(+N more)`.
+        let most = 10 * 1025 + 9 * 2 + " (+1000000 more)".len();
+        if detail.chars().count() > most {
+            return Err(format!("a detail of {} characters; at most {most}: {message:?}", detail.chars().count()));
+        }
+        if let Some(issues) = result.pointer("/structuredContent/error/data/issues").and_then(Value::as_array)
+            && issues.len() > 30
+        {
+            return Err(format!("{} issues listed; at most 30", issues.len()));
+        }
+        let mut values = Vec::new();
+        string_values(arguments, &mut values);
+        let keys = arguments.to_string();
+        for value in values {
+            let quoted_key = format!("\"{value}\":");
+            if value.chars().count() >= 12
+                && !schemas.contains(value)
+                && !keys.contains(&quoted_key)
+                && text.contains(value)
+            {
+                return Err(format!("invalid_arguments repeated the rejected value {value:?}: {text:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every string value (not key) in `value`.
+fn string_values<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+    match value {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|v| string_values(v, out)),
+        Value::Object(map) => map.values().for_each(|v| string_values(v, out)),
+        _ => {}
     }
 }
 
@@ -72,7 +252,37 @@ enum Expect {
     AnError,
 }
 
+/// The names of a JSON object's members, in order, repeats included (`Value` keeps only the
+/// last of a repeated member).
+struct Members(Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for Members {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Names;
+        impl<'de> serde::de::Visitor<'de> for Names {
+            type Value = Members;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+                let mut names = Vec::new();
+                while let Some((name, serde::de::IgnoredAny)) = map.next_entry::<String, serde::de::IgnoredAny>()? {
+                    names.push(name);
+                }
+                Ok(Members(names))
+            }
+        }
+        d.deserialize_map(Names)
+    }
+}
+
 fn expect(line: &str) -> Expect {
+    // A repeated `id` names no one request (found by the session_line campaign: the property
+    // took the last of two, the server rightly answers with a null id).
+    let members = serde_json::from_str::<Members>(line).map(|m| m.0).unwrap_or_default();
+    if members.iter().filter(|name| *name == "id").count() > 1 {
+        return Expect::AnError;
+    }
     let Ok(Value::Object(message)) = serde_json::from_str::<Value>(line) else { return Expect::AnError };
     if message.get("jsonrpc") != Some(&Value::from("2.0")) {
         return Expect::AnError;
@@ -140,8 +350,10 @@ pub fn check_foreign_state(sealer: &StateSealer, token: &str, binding: &str) -> 
     }
 }
 
-/// A sealed state opens as itself for its binding, for no other binding, and not once any one
-/// character of it is changed (`at` picks which; `to` what it becomes).
+/// A state is sealed unless its token would be too long to open (found by the fuzzer: states
+/// of 12 KiB and more were sealed into tokens the retry refused), and a sealed state opens as
+/// itself for its binding, for no other binding, and not once any one character of it is
+/// changed (`at` picks which; `to` what it becomes).
 pub fn check_sealed_state(
     sealer: &StateSealer,
     state: &str,
@@ -150,7 +362,15 @@ pub fn check_sealed_state(
     at: usize,
     to: char,
 ) -> Result<(), String> {
-    let token = sealer.seal(state, binding);
+    // A state the sealer refuses is one whose token could not come back (over 16 KiB); a
+    // state of up to 1 KiB always fits, however it escapes.
+    let Some(token) = sealer.seal(state, binding) else {
+        return if state.len() <= 1024 {
+            Err(format!("a state of {} bytes was not sealed", state.len()))
+        } else {
+            Ok(())
+        };
+    };
     match sealer.open(&token, binding) {
         Ok(opened) if opened == state => {}
         other => return Err(format!("{state:?} sealed as {token:?} opened as {other:?}")),
@@ -210,6 +430,30 @@ pub struct HttpInput {
     pub headers: Vec<(String, String)>,
     /// The body.
     pub body: Vec<u8>,
+}
+
+impl HttpInput {
+    /// The headers a well-behaved client sends with `body`: the host, what it accepts, the
+    /// content type, and for a 2026-07-28 body its version and `Mcp-Method`/`Mcp-Name` mirrors.
+    /// Most fuzzed requests start from these, so that they get past the ladder's first rungs.
+    pub fn client_headers(body: &[u8]) -> Vec<(String, String)> {
+        let mut headers = vec![
+            ("Host".to_owned(), "127.0.0.1".to_owned()),
+            ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
+            ("Content-Type".to_owned(), "application/json".to_owned()),
+        ];
+        let message: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        if message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" {
+            headers.push(("MCP-Protocol-Version".to_owned(), "2026-07-28".to_owned()));
+            if let Some(method) = message["method"].as_str() {
+                headers.push(("Mcp-Method".to_owned(), method.to_owned()));
+            }
+            if let Some(name) = message["params"]["name"].as_str() {
+                headers.push(("Mcp-Name".to_owned(), name.to_owned()));
+            }
+        }
+        headers
+    }
 }
 
 impl HttpTarget {
@@ -276,6 +520,154 @@ impl HttpTarget {
                 }
             }
             Ok(())
+        })
+    }
+}
+
+/// The fuzz targets, one function each from libFuzzer's bytes to a checked property: the
+/// `fuzz/` campaigns call them, and `tests/tests/fuzz_replay.rs` replays every committed seed
+/// and past finding through them on stable Rust. Bytes are decoded with `arbitrary` as
+/// cargo-fuzz's `fuzz_target!` decodes a typed input (`arbitrary_take_rest`); bytes that do not
+/// decode are no input (`Ok`).
+pub mod targets {
+    use arbitrary::{Arbitrary, Unstructured};
+    use mcp_runtime::fuzzing::StateSealer;
+    use serde_json::Value;
+
+    use super::{FIXTURE_TOOLS, HttpInput, HttpTarget, SessionTarget};
+
+    thread_local! {
+        static SESSION: SessionTarget = SessionTarget::new();
+        static HTTP: (HttpTarget, HttpTarget) = (HttpTarget::new(false), HttpTarget::new(true));
+        static SEALER: StateSealer = StateSealer::new(b"0123456789abcdef0123456789abcdef");
+    }
+
+    /// For a campaign's `init`: libFuzzer's panic hook aborts on every panic, and the fixture's
+    /// `boom` tool panics on purpose (the runtime catches it and answers an error). Its panics
+    /// are let through; any other still aborts, and is a finding.
+    pub fn init() {
+        let abort = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.location().is_some_and(|at| at.file().ends_with("tests/src/fixture.rs")) {
+                abort(info);
+            }
+        }));
+    }
+
+    /// Runs `target` on `data` in a campaign: a broken property is printed and aborts, as
+    /// libFuzzer expects of a finding.
+    pub fn run(target: Target, data: &[u8]) {
+        if let Err(broken) = target(data) {
+            eprintln!("property broken: {broken}");
+            std::process::abort();
+        }
+    }
+
+    fn decode<'a, T: Arbitrary<'a>>(data: &'a [u8]) -> Option<T> {
+        T::arbitrary_take_rest(Unstructured::new(data)).ok()
+    }
+
+    /// The names of the targets, as `fuzz/Cargo.toml` and `fuzz/seeds/` name them.
+    pub const NAMES: &[&str] = &["session_line", "tool_arguments", "http_request", "uri_template", "request_state"];
+
+    /// A target: libFuzzer's bytes in, what broke out.
+    pub type Target = fn(&[u8]) -> Result<(), String>;
+
+    /// The target called `name`; `None` for an unknown name.
+    pub fn by_name(name: &str) -> Option<Target> {
+        Some(match name {
+            "session_line" => session_line,
+            "tool_arguments" => tool_arguments,
+            "http_request" => http_request,
+            "uri_template" => uri_template,
+            "request_state" => request_state,
+            _ => return None,
+        })
+    }
+
+    /// One line through a session of the fixture server: the first byte's low bit picks
+    /// 2025-11-25 (initialized first) or 2026-07-28; the rest is the line.
+    pub fn session_line(data: &[u8]) -> Result<(), String> {
+        let Some((&era, line)) = data.split_first() else { return Ok(()) };
+        let line = String::from_utf8_lossy(line);
+        SESSION.with(|t| t.check(era & 1 == 1, &line))
+    }
+
+    /// A `tools/call` of a fixture tool (picked by a byte) in either era, with the rest as its
+    /// arguments: JSON when it parses, else sent as a string.
+    pub fn tool_arguments(data: &[u8]) -> Result<(), String> {
+        let Some((legacy, tool, arguments)) = decode::<(bool, u8, &[u8])>(data) else { return Ok(()) };
+        let name = FIXTURE_TOOLS[usize::from(tool) % FIXTURE_TOOLS.len()];
+        let arguments = serde_json::from_slice::<Value>(arguments)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(arguments).into_owned()));
+        SESSION.with(|t| t.check_call(legacy, name, &arguments))
+    }
+
+    #[derive(Debug, Arbitrary)]
+    struct Request {
+        stateless: bool,
+        /// Whether the request starts with the headers a client would send for its body.
+        from_a_client: bool,
+        method: u8,
+        headers: Vec<(u8, String)>,
+        body: Vec<u8>,
+    }
+
+    /// The headers a client sends; a byte picks one.
+    const HEADERS: &[&str] = &[
+        "Host",
+        "Accept",
+        "Content-Type",
+        "MCP-Protocol-Version",
+        "Mcp-Session-Id",
+        "Mcp-Method",
+        "Mcp-Name",
+        "Origin",
+        "Last-Event-ID",
+        "Mcp-Param-Region",
+        "Authorization",
+        "Content-Length",
+        "Transfer-Encoding",
+    ];
+
+    const METHODS: &[&str] = &["POST", "GET", "DELETE", "PUT", "OPTIONS", "HEAD", "PATCH"];
+
+    /// One HTTP request through the endpoint, with sessions or stateless.
+    pub fn http_request(data: &[u8]) -> Result<(), String> {
+        let Some(request) = decode::<Request>(data) else { return Ok(()) };
+        let mut headers = if request.from_a_client { HttpInput::client_headers(&request.body) } else { Vec::new() };
+        headers.extend(
+            request
+                .headers
+                .into_iter()
+                .map(|(name, value)| (HEADERS[usize::from(name) % HEADERS.len()].to_owned(), value)),
+        );
+        let input = HttpInput {
+            method: METHODS[usize::from(request.method) % METHODS.len()].to_owned(),
+            headers,
+            body: request.body,
+        };
+        HTTP.with(
+            |(sessions, stateless)| {
+                if request.stateless { stateless.check(&input) } else { sessions.check(&input) }
+            },
+        )
+    }
+
+    /// A URI template and a URI.
+    pub fn uri_template(data: &[u8]) -> Result<(), String> {
+        let Some((template, uri)) = decode::<(&str, &str)>(data) else { return Ok(()) };
+        super::check_uri_template(template, uri)
+    }
+
+    /// A token to open, and a state to seal, open and tamper with.
+    pub fn request_state(data: &[u8]) -> Result<(), String> {
+        let Some((text, binding, other, at, to)) = decode::<(&str, &str, &str, usize, char)>(data) else {
+            return Ok(());
+        };
+        SEALER.with(|sealer| {
+            super::check_foreign_state(sealer, text, binding)?;
+            super::check_sealed_state(sealer, text, binding, other, at, to)
         })
     }
 }

@@ -4,7 +4,7 @@
 
 use mcp_runtime::fuzzing::StateSealer;
 use mcp_tests::props::{
-    HttpInput, HttpTarget, SessionTarget, check_foreign_state, check_sealed_state, check_uri_template,
+    FIXTURE_TOOLS, HttpInput, HttpTarget, SessionTarget, check_foreign_state, check_sealed_state, check_uri_template,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -60,42 +60,7 @@ fn method() -> impl Strategy<Value = String> {
 
 /// Names of the fixture tools, and a few others.
 fn tool() -> impl Strategy<Value = String> {
-    prop_oneof![
-        prop::sample::select(vec![
-            "echo",
-            "add",
-            "search_docs",
-            "sleep_ms",
-            "fetch_items",
-            "boom",
-            "bad_output",
-            "legacy_report",
-            "admin_reset",
-            "file_size",
-            "locate",
-            "facet",
-            "configure",
-            "choose",
-            "register",
-            "find",
-            "tree_sum",
-            "work",
-            "whoami",
-            "wait_cancel",
-            "log_sources",
-            "pause_stream",
-            "confirm_delete",
-            "summarize",
-            "list_roots",
-            "ask_all",
-            "keep_asking",
-            "count_rounds",
-            "put_item",
-            "delete_item",
-        ])
-        .prop_map(str::to_owned),
-        ".{0,12}",
-    ]
+    prop_oneof![prop::sample::select(FIXTURE_TOOLS).prop_map(str::to_owned), ".{0,12}"]
 }
 
 /// A JSON-RPC message of either era: mostly well-formed, with an id of any type.
@@ -129,6 +94,16 @@ thread_local! {
     static SESSION: SessionTarget = SessionTarget::new();
 }
 
+#[test]
+fn the_fuzzers_know_every_fixture_tool() {
+    let mut listed = SESSION.with(SessionTarget::tool_names);
+    let mut known: Vec<String> =
+        FIXTURE_TOOLS.iter().filter(|t| **t != "legacy_report").map(|t| (*t).to_owned()).collect();
+    listed.sort();
+    known.sort();
+    assert_eq!(listed, known, "update mcp_tests::props::FIXTURE_TOOLS");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -140,6 +115,11 @@ proptest! {
     #[test]
     fn any_line_through_a_session(legacy in any::<bool>(), line in prop_oneof![".{0,64}", any_json().prop_map(|v| v.to_string())]) {
         SESSION.with(|s| s.check(legacy, &line)).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn a_tool_call_through_validation_and_the_envelope(legacy in any::<bool>(), tool in tool(), arguments in any_json()) {
+        SESSION.with(|s| s.check_call(legacy, &tool, &arguments)).map_err(TestCaseError::fail)?;
     }
 
     #[test]
@@ -209,22 +189,7 @@ fn http_input() -> impl Strategy<Value = HttpInput> {
     // and for a 2026-07-28 body its version and mirrors), then a few more that may disagree.
     let consistent = prop::sample::select(vec![true, true, true, false]);
     (verb, consistent, prop::collection::vec(header, 0..4), body).prop_map(|(method, consistent, extra, body)| {
-        let mut headers = Vec::new();
-        if consistent {
-            headers.push(("Host".to_owned(), "127.0.0.1".to_owned()));
-            headers.push(("Accept".to_owned(), "application/json, text/event-stream".to_owned()));
-            headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
-            let message: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
-            if message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" {
-                headers.push(("MCP-Protocol-Version".to_owned(), "2026-07-28".to_owned()));
-                if let Some(method) = message["method"].as_str() {
-                    headers.push(("Mcp-Method".to_owned(), method.to_owned()));
-                }
-                if let Some(name) = message["params"]["name"].as_str() {
-                    headers.push(("Mcp-Name".to_owned(), name.to_owned()));
-                }
-            }
-        }
+        let mut headers = if consistent { HttpInput::client_headers(body.as_bytes()) } else { Vec::new() };
         headers.extend(extra);
         HttpInput { method, headers, body: body.into_bytes() }
     })
