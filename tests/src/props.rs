@@ -242,6 +242,47 @@ fn string_values<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
     }
 }
 
+/// `text` as JSON, as the JSON grammar reads it: `\\ud800` alone is a valid escape there
+/// (RFC 8259 §8.2), and the server echoes it back in an id it was sent, but
+/// `serde_json::Value` refuses an unpaired surrogate. Each one is read as U+FFFD, the same on
+/// both sides, so a request's id still matches its response's (found by the session_line
+/// campaign: a lone surrogate in a member the server never reads).
+fn json(text: &str) -> serde_json::Result<Value> {
+    serde_json::from_str(&unpaired_surrogates_replaced(text))
+}
+
+fn unpaired_surrogates_replaced(text: &str) -> std::borrow::Cow<'_, str> {
+    // Outside a string a backslash is not JSON at all, so every backslash starts an escape.
+    let hex = |at: usize| text.get(at..at + 4).and_then(|h| u16::from_str_radix(h, 16).ok());
+    let unit = |at: usize| if text.get(at..at + 2) == Some("\\u") { hex(at + 2) } else { None };
+    let mut out = String::new();
+    let (mut copied, mut at) = (0, 0);
+    while let Some(found) = text[at..].find('\\') {
+        let start = at + found;
+        match unit(start) {
+            Some(0xD800..=0xDBFF) if unit(start + 6).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low)) => {
+                at = start + 12;
+            }
+            Some(0xD800..=0xDFFF) => {
+                out.push_str(&text[copied..start]);
+                out.push_str("\\ufffd");
+                (copied, at) = (start + 6, start + 6);
+            }
+            Some(_) => at = start + 6,
+            None => at = (start + 2).min(text.len()),
+        }
+        // A backslash before a multi-byte character: step to the next boundary.
+        while !text.is_char_boundary(at) {
+            at += 1;
+        }
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// What the input asks for, as far as the answer depends on it.
 enum Expect {
     /// A request: exactly one response with this id (at most one for a stream).
@@ -279,6 +320,7 @@ impl<'de> serde::Deserialize<'de> for Members {
 fn expect(line: &str) -> Expect {
     // A repeated `id` names no one request (found by the session_line campaign: the property
     // took the last of two, the server rightly answers with a null id).
+    let line = &*unpaired_surrogates_replaced(line);
     let members = serde_json::from_str::<Members>(line).map(|m| m.0).unwrap_or_default();
     if members.iter().filter(|name| *name == "id").count() > 1 {
         return Expect::AnError;
@@ -304,7 +346,7 @@ fn check_answers(line: &str, out: &[String]) -> Result<(), String> {
                 return Err(format!("{leak:?} reached the client: {text}"));
             }
         }
-        let message: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e}): {text}"))?;
+        let message = json(text).map_err(|e| format!("not JSON ({e}): {text}"))?;
         if message.get("jsonrpc") != Some(&Value::from("2.0")) {
             return Err(format!("not JSON-RPC 2.0: {text}"));
         }
@@ -514,7 +556,7 @@ impl HttpTarget {
                 Vec::new()
             };
             for message in messages {
-                let value: Value = serde_json::from_str(message).map_err(|e| format!("not JSON ({e}): {message}"))?;
+                let value = json(message).map_err(|e| format!("not JSON ({e}): {message}"))?;
                 if value.get("jsonrpc") != Some(&Value::from("2.0")) {
                     return Err(format!("not JSON-RPC 2.0 ({status}): {message}"));
                 }
@@ -669,5 +711,26 @@ pub mod targets {
             super::check_foreign_state(sealer, text, binding)?;
             super::check_sealed_state(sealer, text, binding, other, at, to)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unpaired_surrogates_replaced as replaced;
+
+    #[test]
+    fn unpaired_surrogates_read_as_the_replacement_character() {
+        for (text, want) in [
+            (r#""a\ud800""#, r#""a\ufffd""#),
+            (r#""\udc00\ud83d\ude00\ud800x""#, r#""\ufffd\ud83d\ude00\ufffdx""#),
+            (r#""\\ud800""#, r#""\\ud800""#),
+            (r#""\u00e9\"é\ud800"#, r#""\u00e9\"é\ufffd"#),
+            (r#""\ud800\u0041""#, r#""\ufffd\u0041""#),
+            ("\\", "\\"),
+            ("\\é\\ud800", "\\é\\ufffd"),
+        ] {
+            assert_eq!(replaced(text), want, "{text}");
+        }
+        assert!(serde_json::from_str::<serde_json::Value>(&replaced(r#"{"id":"\ud800"}"#)).is_ok());
     }
 }
