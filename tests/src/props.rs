@@ -242,7 +242,7 @@ fn string_values<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
     }
 }
 
-/// `text` as JSON, as the JSON grammar reads it: `\\ud800` alone is a valid escape there
+/// `text` as JSON, as the JSON grammar reads it: `\ud800` alone is a valid escape there
 /// (RFC 8259 §8.2), and the server echoes it back in an id it was sent, but
 /// `serde_json::Value` refuses an unpaired surrogate. Each one is read as U+FFFD, the same on
 /// both sides, so a request's id still matches its response's (found by the `session_line`
