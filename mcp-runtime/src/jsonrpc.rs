@@ -95,15 +95,21 @@ pub(crate) fn parse(line: &[u8]) -> Incoming<'_> {
     }
     let raw: Raw<'_> = match serde_json::from_slice(line) {
         Ok(raw) => raw,
-        Err(_) => {
+        Err(error) => {
             return if not_json(line) {
                 Incoming::ParseError
             } else if line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
-                // Every member is read raw, so an object fails only on a repeated member. Its
-                // id, when readable, is still the one to answer with.
-                Incoming::Invalid {
-                    id: id_of_repeated(line),
-                    message: "Invalid request: a member appears more than once".into(),
+                // Every member is read raw, so an object fails only on a repeated member (its
+                // id, when readable, is still the one to answer with) or on a member name
+                // that is no text: an escaped surrogate without its pair, `"\ud800"`, which
+                // the JSON grammar allows and no name of ours holds (found by fuzzing).
+                if error.to_string().starts_with("duplicate field") {
+                    Incoming::Invalid {
+                        id: id_of_repeated(line),
+                        message: "Invalid request: a member appears more than once".into(),
+                    }
+                } else {
+                    invalid(None, "Invalid request: a member name holds an unpaired surrogate (\\ud800-\\udfff)")
                 }
             } else {
                 invalid(None, "Invalid request: a JSON-RPC message is a JSON object")
@@ -334,6 +340,10 @@ mod tests {
         );
         assert_eq!(format!("{:?}", parse(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}")), "ParseError");
         assert!(kind(r#"{"jsonrpc":"2.0","id":9}"#).contains("no `method`"));
+        // The JSON grammar allows an unpaired surrogate; a name holding one is none of ours.
+        assert!(kind(r#"{"jsonrpc":"2.0","x\ud800":1,"method":"ping"}"#).contains("unpaired surrogate"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x\ud800":1}}"#).starts_with("Request"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#).starts_with("Request"));
     }
 
     #[test]
