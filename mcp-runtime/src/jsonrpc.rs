@@ -140,6 +140,10 @@ pub(crate) fn parse(line: &[u8]) -> Incoming<'_> {
         Ok(borrowed) => Cow::Borrowed(borrowed),
         Err(_) => match serde_json::from_str::<String>(method.get()) {
             Ok(owned) => Cow::Owned(owned),
+            // A string the JSON grammar allows, but no text: an unpaired surrogate escape.
+            Err(_) if method.get().starts_with('"') => {
+                return invalid(reply_to, "Invalid request: `method` holds an unpaired surrogate (\\ud800-\\udfff)");
+            }
             Err(_) => return invalid(reply_to, "Invalid request: `method` must be a string"),
         },
     };
@@ -344,6 +348,8 @@ mod tests {
         assert!(kind(r#"{"jsonrpc":"2.0","x\ud800":1,"method":"ping"}"#).contains("unpaired surrogate"));
         assert!(kind(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x\ud800":1}}"#).starts_with("Request"));
         assert!(kind(r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#).starts_with("Request"));
+        assert!(kind(r#"{"jsonrpc":"2.0","method":"notifica\ud800tions/x"}"#).contains("`method` holds an unpaired"));
+        assert!(kind(r#"{"jsonrpc":"2.0","id":2,"method":7}"#).contains("`method` must be a string"));
     }
 
     #[test]

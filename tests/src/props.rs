@@ -307,6 +307,17 @@ enum Expect {
     AnError,
 }
 
+/// Whether the message's `method`, when it has one, reads as text (no unpaired surrogate).
+fn method_is_text(line: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: Option<&'a serde_json::value::RawValue>,
+    }
+    serde_json::from_str::<Method<'_>>(line)
+        .is_ok_and(|m| m.method.is_none_or(|raw| serde_json::from_str::<String>(raw.get()).is_ok()))
+}
+
 /// The names of a JSON object's members, in order, repeats included (`Value` keeps only the
 /// last of a repeated member).
 struct Members(Vec<String>);
@@ -335,6 +346,7 @@ fn expect(line: &str) -> Expect {
     // A repeated `id` names no one request (found by the session_line campaign: the property
     // took the last of two, the server rightly answers with a null id).
     let names_are_text = serde_json::from_str::<Members>(line).is_ok();
+    let original = line;
     let line = &*unpaired_surrogates_replaced(line);
     let members = serde_json::from_str::<Members>(line).map(|m| m.0).unwrap_or_default();
     if !names_are_text && !members.is_empty() {
@@ -350,6 +362,11 @@ fn expect(line: &str) -> Expect {
         return Expect::AnError;
     }
     let Some(method) = message.get("method").and_then(Value::as_str) else { return Expect::AnError };
+    if method.contains('\u{fffd}') && !method_is_text(original) {
+        // A method with an unpaired surrogate names no method, so the message is no request
+        // and no notification either (the session_line campaign).
+        return Expect::AnError;
+    }
     match message.get("id") {
         None => Expect::Nothing,
         // MCP's `RequestId` is `string | number`: a fractional number is an id too.
