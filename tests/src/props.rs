@@ -3,6 +3,7 @@
 //! campaigns (`cargo fuzz`) call the same functions. Each returns `Err` with what broke, never
 //! panics on its own account: a panic is the code under test's.
 
+use std::fmt::Write as _;
 use std::time::Duration;
 
 use mcp_runtime::fuzzing::StateSealer;
@@ -17,14 +18,15 @@ const LEAKS: &[&str] = &["panicked at", "stack backtrace", "/rustc/", ".cargo/re
 /// and did not come from the `input` (a tool echoes an unknown key `.rs` as "`.rs: unknown
 /// key`": found by the `tool_arguments` campaign).
 fn leak(text: &str, input: &str) -> Option<String> {
-    if let Some(found) = LEAKS.iter().find(|leak| text.contains(**leak) && !input.contains(**leak)) {
-        return Some((*found).to_owned());
-    }
-    text.match_indices(".rs:").find_map(|(at, _)| {
+    let locations = text.match_indices(".rs:").filter_map(|(at, _)| {
         let digits = text[at + 4..].bytes().take_while(u8::is_ascii_digit).count();
-        let location = &text[at..at + 4 + digits];
-        (digits > 0 && !input.contains(location)).then(|| location.to_owned())
-    })
+        (digits > 0).then(|| &text[at..at + 4 + digits])
+    });
+    let mut found = LEAKS.iter().copied().filter(|leak| text.contains(leak)).chain(locations).peekable();
+    found.peek()?;
+    // Unless the client sent it, as it came or as the server echoes it.
+    let sent = sent_text(input);
+    found.find(|leak| !input.contains(leak) && !sent.contains(leak)).map(str::to_owned)
 }
 
 /// The fixture server's tools: those `tools/list` names, and the disabled `legacy_report`
@@ -256,45 +258,90 @@ fn string_values<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
     }
 }
 
-/// `text` as JSON, as the JSON grammar reads it: `\ud800` alone is a valid escape there
-/// (RFC 8259 §8.2), and the server echoes it back in an id it was sent, but
-/// `serde_json::Value` refuses an unpaired surrogate. Each one is read as U+FFFD, the same on
-/// both sides, so a request's id still matches its response's (found by the `session_line`
-/// campaign: a lone surrogate in a member the server never reads).
+/// `text` as JSON, as the JSON grammar reads it (RFC 8259), where `serde_json::Value` is
+/// stricter: `"\ud800"` (an unpaired surrogate escape) and `1e999` (a number no `f64` holds)
+/// are valid JSON, and the server echoes either back in an id it was sent. The `session_line`
+/// campaign found both. Each is read the same on both sides, so a request's id still matches
+/// its response's: a lone surrogate as U+FFFD, an overflowing number as the string
+/// `"out of range: 1e999"`.
 fn json(text: &str) -> serde_json::Result<Value> {
-    serde_json::from_str(&unpaired_surrogates_replaced(text))
+    serde_json::from_str(&normalized(text))
 }
 
-fn unpaired_surrogates_replaced(text: &str) -> std::borrow::Cow<'_, str> {
-    // Outside a string a backslash is not JSON at all, so every backslash starts an escape.
+fn normalized(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
     let hex = |at: usize| text.get(at..at + 4).and_then(|h| u16::from_str_radix(h, 16).ok());
     let unit = |at: usize| if text.get(at..at + 2) == Some("\\u") { hex(at + 2) } else { None };
     let mut out = String::new();
-    let (mut copied, mut at) = (0, 0);
-    while let Some(found) = text[at..].find('\\') {
-        let start = at + found;
-        match unit(start) {
-            Some(0xD800..=0xDBFF) if unit(start + 6).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low)) => {
-                at = start + 12;
+    let (mut copied, mut at, mut in_string) = (0, 0, false);
+    // Bytes, not chars: every byte looked at is ASCII, and a multi-byte character's bytes
+    // are all above it, so the slices below start and end on boundaries.
+    while at < bytes.len() {
+        match (in_string, bytes[at]) {
+            (_, b'"') => {
+                in_string = !in_string;
+                at += 1;
             }
-            Some(0xD800..=0xDFFF) => {
-                out.push_str(&text[copied..start]);
-                out.push_str("\\ufffd");
-                (copied, at) = (start + 6, start + 6);
+            (true, b'\\') => match unit(at) {
+                Some(0xD800..=0xDBFF) if unit(at + 6).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low)) => at += 12,
+                Some(0xD800..=0xDFFF) => {
+                    out.push_str(&text[copied..at]);
+                    out.push_str("\\ufffd");
+                    at += 6;
+                    copied = at;
+                }
+                Some(_) => at += 6,
+                None => at += 2,
+            },
+            (false, b'-' | b'0'..=b'9') => {
+                let len = bytes[at..]
+                    .iter()
+                    .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                    .unwrap_or(bytes.len() - at);
+                let token = &text[at..at + len];
+                if token.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    out.push_str(&text[copied..at]);
+                    let _ = write!(out, "\"out of range: {token}\"");
+                    copied = at + len;
+                }
+                at += len;
             }
-            Some(_) => at = start + 6,
-            None => at = (start + 2).min(text.len()),
-        }
-        // A backslash before a multi-byte character: step to the next boundary.
-        while !text.is_char_boundary(at) {
-            at += 1;
+            _ => at += 1,
         }
     }
     if copied == 0 {
         return std::borrow::Cow::Borrowed(text);
     }
-    out.push_str(&text[copied..]);
+    out.push_str(text.get(copied..).unwrap_or_default());
     std::borrow::Cow::Owned(out)
+}
+
+/// The text a client sent, as the server may echo it: every key and string of the JSON
+/// `input` decoded, without control characters (the server drops those from what it echoes;
+/// the `tool_arguments` campaign found an unknown key `".rs\u0000:6"` echoed as `.rs:6`).
+fn sent_text(input: &str) -> String {
+    fn walk(value: &Value, out: &mut String) {
+        fn push(s: &str, out: &mut String) {
+            out.extend(s.chars().filter(|c| !c.is_control()));
+            out.push('\n');
+        }
+        match value {
+            Value::String(s) => push(s, out),
+            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            Value::Object(map) => {
+                for (key, value) in map {
+                    push(key, out);
+                    walk(value, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    if let Ok(value) = json(input) {
+        walk(&value, &mut out);
+    }
+    out
 }
 
 /// What the input asks for, as far as the answer depends on it.
@@ -347,7 +394,7 @@ fn expect(line: &str) -> Expect {
     // took the last of two, the server rightly answers with a null id).
     let names_are_text = serde_json::from_str::<Members>(line).is_ok();
     let original = line;
-    let line = &*unpaired_surrogates_replaced(line);
+    let line = &*normalized(line);
     let members = serde_json::from_str::<Members>(line).map(|m| m.0).unwrap_or_default();
     if !names_are_text && !members.is_empty() {
         // A member name with an unpaired surrogate is no name of the protocol's, and the
@@ -749,7 +796,7 @@ pub mod targets {
 
 #[cfg(test)]
 mod tests {
-    use super::unpaired_surrogates_replaced as replaced;
+    use super::normalized as replaced;
 
     #[test]
     fn a_source_location_is_a_leak_unless_it_was_sent() {
@@ -759,10 +806,12 @@ mod tests {
         assert_eq!(leak("key x.rs:7 unknown", r#"{"x.rs:7": 2}"#), None);
         assert_eq!(leak("thread 'main' panicked at x", "{}").as_deref(), Some("panicked at"));
         assert_eq!(leak("a.rs:", "{}"), None);
+        assert_eq!(leak("Unknown key lon.t.rs:6ury", r#"{"lon.t.rs\u0000:6ury": 1}"#), None);
+        assert_eq!(leak("at x.rs:6 and y.rs:7", r#"{"x.rs:6": 1}"#).as_deref(), Some(".rs:7"));
     }
 
     #[test]
-    fn unpaired_surrogates_read_as_the_replacement_character() {
+    fn json_that_serde_json_refuses_reads_alike_on_both_sides() {
         for (text, want) in [
             (r#""a\ud800""#, r#""a\ufffd""#),
             (r#""\udc00\ud83d\ude00\ud800x""#, r#""\ufffd\ud83d\ude00\ufffdx""#),
@@ -770,10 +819,16 @@ mod tests {
             (r#""\u00e9\"é\ud800"#, r#""\u00e9\"é\ufffd"#),
             (r#""\ud800\u0041""#, r#""\ufffd\u0041""#),
             ("\\", "\\"),
-            ("\\é\\ud800", "\\é\\ufffd"),
+            ("\"\\é\\ud800\"", "\"\\é\\ufffd\""),
+            ("\\ud800", "\\ud800"),
         ] {
             assert_eq!(replaced(text), want, "{text}");
         }
         assert!(serde_json::from_str::<serde_json::Value>(&replaced(r#"{"id":"\ud800"}"#)).is_ok());
+        assert_eq!(
+            replaced(r#"{"id":11e999,"x":"1e999","y":-2E+400,"z":[1e3]}"#),
+            r#"{"id":"out of range: 11e999","x":"1e999","y":"out of range: -2E+400","z":[1e3]}"#
+        );
+        assert_eq!(replaced(r#"{"a\"":1e999}"#), r#"{"a\"":"out of range: 1e999"}"#);
     }
 }
