@@ -3,7 +3,6 @@
 //! campaigns (`cargo fuzz`) call the same functions. Each returns `Err` with what broke, never
 //! panics on its own account: a panic is the code under test's.
 
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use mcp_runtime::fuzzing::StateSealer;
@@ -278,8 +277,8 @@ fn string_values<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
 /// stricter: `"\ud800"` (an unpaired surrogate escape) and `1e999` (a number no `f64` holds)
 /// are valid JSON, and the server echoes either back in an id it was sent. The `session_line`
 /// campaign found both. Each is read the same on both sides, so a request's id still matches
-/// its response's: a lone surrogate as U+FFFD, an overflowing number as the string
-/// `"out of range: 1e999"`.
+/// its response's: a lone surrogate as U+FFFD, an overflowing number as `1e308` (a number
+/// still: a `method` of `1e999` is no string).
 fn json(text: &str) -> serde_json::Result<Value> {
     serde_json::from_str(&normalized(text))
 }
@@ -317,7 +316,7 @@ fn normalized(text: &str) -> std::borrow::Cow<'_, str> {
                 let token = &text[at..at + len];
                 if token.parse::<f64>().is_ok_and(f64::is_infinite) {
                     out.push_str(&text[copied..at]);
-                    let _ = write!(out, "\"out of range: {token}\"");
+                    out.push_str(if token.starts_with('-') { "-1e308" } else { "1e308" });
                     copied = at + len;
                 }
                 at += len;
@@ -844,8 +843,8 @@ mod tests {
         assert!(serde_json::from_str::<serde_json::Value>(&replaced(r#"{"id":"\ud800"}"#)).is_ok());
         assert_eq!(
             replaced(r#"{"id":11e999,"x":"1e999","y":-2E+400,"z":[1e3]}"#),
-            r#"{"id":"out of range: 11e999","x":"1e999","y":"out of range: -2E+400","z":[1e3]}"#
+            r#"{"id":1e308,"x":"1e999","y":-1e308,"z":[1e3]}"#
         );
-        assert_eq!(replaced(r#"{"a\"":1e999}"#), r#"{"a\"":"out of range: 1e999"}"#);
+        assert_eq!(replaced(r#"{"a\"":1e999}"#), r#"{"a\"":1e308}"#);
     }
 }
