@@ -234,8 +234,10 @@ fn check_envelope(name: &str, arguments: &Value, result: &Value, schemas: &str) 
         string_values(arguments, &mut values);
         // Keys are echoed (without control characters); a value inside one is not repeated
         // for itself (found by the `tool_arguments` campaign).
-        let keys: String =
-            object_keys(arguments).iter().flat_map(|k| k.chars().filter(|c| !c.is_control()).chain(['\n'])).collect();
+        let mut keys = String::new();
+        for key in object_keys(arguments) {
+            push_echoed(key, &mut keys);
+        }
         for value in values {
             if value.chars().count() >= 12 && !schemas.contains(value) && !keys.contains(value) && text.contains(value)
             {
@@ -244,6 +246,12 @@ fn check_envelope(name: &str, arguments: &Value, result: &Value, schemas: &str) 
         }
     }
     Ok(())
+}
+
+/// `s` as the server echoes a client's text (without control characters), and a line break.
+fn push_echoed(s: &str, out: &mut String) {
+    out.extend(s.chars().filter(|c| !c.is_control()));
+    out.push('\n');
 }
 
 /// Every key of every object in `value`.
@@ -336,16 +344,12 @@ fn normalized(text: &str) -> std::borrow::Cow<'_, str> {
 /// the `tool_arguments` campaign found an unknown key `".rs\u0000:6"` echoed as `.rs:6`).
 fn sent_text(input: &str) -> String {
     fn walk(value: &Value, out: &mut String) {
-        fn push(s: &str, out: &mut String) {
-            out.extend(s.chars().filter(|c| !c.is_control()));
-            out.push('\n');
-        }
         match value {
-            Value::String(s) => push(s, out),
+            Value::String(s) => push_echoed(s, out),
             Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
             Value::Object(map) => {
                 for (key, value) in map {
-                    push(key, out);
+                    push_echoed(key, out);
                     walk(value, out);
                 }
             }
