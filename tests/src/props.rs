@@ -140,6 +140,38 @@ impl SessionTarget {
     ///   issues, and repeats no string value of the arguments (12 characters or more, that
     ///   appears nowhere else: not as a key, not in the tool's schema).
     pub fn check_call(&self, legacy: bool, name: &str, arguments: &Value) -> Result<(), String> {
+        let response = self.call(legacy, name, arguments)?;
+        if !arguments.is_object() {
+            // Arguments that are not an object are the request's mistake, not the tool's.
+            return match response.pointer("/error/code") {
+                Some(code) if code == -32602 => Ok(()),
+                _ => Err(format!("arguments {arguments} were not refused as invalid params: {response}")),
+            };
+        }
+        let Some(result) = response.get("result") else {
+            // Unknown tools are a JSON-RPC error under strict resolution only; the fixture
+            // resolves leniently, so every call must end in a result.
+            return Err(format!("a tools/call got a JSON-RPC error instead of a result: {response}"));
+        };
+        if result.get("isError") != Some(&Value::Bool(true)) {
+            return Ok(());
+        }
+        for value in check_envelope(name, arguments, result, &self.schemas)? {
+            // A piece of the server's own words ("This tool accepts: query") is no echo: the
+            // same call with that value replaced still says it (found by the campaign).
+            let other = replaced(arguments, value);
+            let again = self.call(legacy, name, &other)?;
+            if !again.pointer("/result/content/0/text").and_then(Value::as_str).is_some_and(|t| t.contains(value)) {
+                let text = result["content"][0]["text"].as_str().unwrap_or_default();
+                return Err(format!("invalid_arguments repeated the rejected value {value:?}: {text:?}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The response to a `tools/call` of `name` with `arguments`, after the checks of
+    /// [`SessionTarget::check`]; a 2025 call opens a session first.
+    fn call(&self, legacy: bool, name: &str, arguments: &Value) -> Result<Value, String> {
         let mut params = serde_json::json!({"name": name, "arguments": arguments});
         if !legacy {
             params["_meta"] = serde_json::json!({
@@ -159,33 +191,18 @@ impl SessionTarget {
                 .map_err(|_| format!("no answer within 5 s to {line:?}"))
         })?;
         check_answers(&line, &out)?;
-        let response = out
-            .iter()
+        out.iter()
             .filter_map(|text| serde_json::from_str::<Value>(text).ok())
             .find(|m| m.get("id") == Some(&Value::from(7)))
-            .ok_or_else(|| format!("no response to {line}"))?;
-        if !arguments.is_object() {
-            // Arguments that are not an object are the request's mistake, not the tool's.
-            return match response.pointer("/error/code") {
-                Some(code) if code == -32602 => Ok(()),
-                _ => Err(format!("arguments {arguments} were not refused as invalid params: {response}")),
-            };
-        }
-        let Some(result) = response.get("result") else {
-            // Unknown tools are a JSON-RPC error under strict resolution only; the fixture
-            // resolves leniently, so every call must end in a result.
-            return Err(format!("a tools/call got a JSON-RPC error instead of a result: {response}"));
-        };
-        if result.get("isError") != Some(&Value::Bool(true)) {
-            return Ok(());
-        }
-        check_envelope(name, arguments, result, &self.schemas)
+            .ok_or_else(|| format!("no response to {line}"))
     }
 }
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}"#;
 
-fn check_envelope(name: &str, arguments: &Value, result: &Value, schemas: &str) -> Result<(), String> {
+/// Checks the envelope of an error result; returns the argument values its text repeats, for
+/// the caller to tell an echo from the server's own words.
+fn check_envelope<'a>(name: &str, arguments: &'a Value, result: &Value, schemas: &str) -> Result<Vec<&'a str>, String> {
     let text =
         result["content"][0]["text"].as_str().ok_or_else(|| format!("an error result without text: {result}"))?;
     let blocks: Vec<&str> = text.split("\n\n").collect();
@@ -238,14 +255,26 @@ fn check_envelope(name: &str, arguments: &Value, result: &Value, schemas: &str) 
         for key in object_keys(arguments) {
             push_echoed(key, &mut keys);
         }
-        for value in values {
-            if value.chars().count() >= 12 && !schemas.contains(value) && !keys.contains(value) && text.contains(value)
-            {
-                return Err(format!("invalid_arguments repeated the rejected value {value:?}: {text:?}"));
-            }
-        }
+        values.retain(|value| {
+            value.chars().count() >= 12 && !schemas.contains(value) && !keys.contains(value) && text.contains(value)
+        });
+        return Ok(values);
     }
-    Ok(())
+    Ok(Vec::new())
+}
+
+/// `value` with every string equal to `old` replaced by one of the same length, of one
+/// character `old` does not hold.
+fn replaced(value: &Value, old: &str) -> Value {
+    match value {
+        Value::String(s) if s == old => {
+            let c = ('\u{2600}'..='\u{26ff}').find(|c| !old.contains(*c)).unwrap_or('\u{2600}');
+            Value::String(std::iter::repeat_n(c, old.chars().count()).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| replaced(v, old)).collect()),
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), replaced(v, old))).collect()),
+        other => other.clone(),
+    }
 }
 
 /// `s` as the server echoes a client's text (without control characters), and a line break.
