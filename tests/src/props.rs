@@ -845,7 +845,7 @@ pub mod targets {
 
 #[cfg(test)]
 mod tests {
-    use super::normalized as replaced;
+    use super::normalized;
 
     #[test]
     fn a_source_location_is_a_leak_unless_it_was_sent() {
@@ -871,13 +871,32 @@ mod tests {
             ("\"\\é\\ud800\"", "\"\\é\\ufffd\""),
             ("\\ud800", "\\ud800"),
         ] {
-            assert_eq!(replaced(text), want, "{text}");
+            assert_eq!(normalized(text), want, "{text}");
         }
-        assert!(serde_json::from_str::<serde_json::Value>(&replaced(r#"{"id":"\ud800"}"#)).is_ok());
+        assert!(serde_json::from_str::<serde_json::Value>(&normalized(r#"{"id":"\ud800"}"#)).is_ok());
         assert_eq!(
-            replaced(r#"{"id":11e999,"x":"1e999","y":-2E+400,"z":[1e3]}"#),
+            normalized(r#"{"id":11e999,"x":"1e999","y":-2E+400,"z":[1e3]}"#),
             r#"{"id":1e308,"x":"1e999","y":-1e308,"z":[1e3]}"#
         );
-        assert_eq!(replaced(r#"{"a\"":1e999}"#), r#"{"a\"":1e308}"#);
+        assert_eq!(normalized(r#"{"a\"":1e999}"#), r#"{"a\"":1e308}"#);
+    }
+
+    #[test]
+    fn an_invalid_arguments_text_that_holds_a_value_names_it() {
+        let arguments = serde_json::json!({"q": "a value of some length", "k": ["short", {"v": "ccepts: quer"}]});
+        let result = |message: &str| {
+            serde_json::json!({"isError": true, "content": [{"type": "text", "text": format!(
+                "Error: Invalid arguments for tool find: {message}\n\n(reason invalid_arguments · not retryable · request ABCDE-FGHJK)"
+            )}]})
+        };
+        let repeated = |message: &str| super::check_envelope("find", &arguments, &result(message), "{}");
+        assert_eq!(repeated("`q` is too long"), Ok(vec![]));
+        assert_eq!(repeated("This tool accepts: query"), Ok(vec!["ccepts: quer"]));
+        assert_eq!(repeated("`q`: \"a value of some length\" is not a number"), Ok(vec!["a value of some length"]));
+        assert!(super::check_envelope("other", &arguments, &result("x"), "{}").is_err(), "names another tool");
+
+        let other = super::replaced(&arguments, "ccepts: quer");
+        assert_eq!(other["k"][1]["v"], "\u{2600}".repeat(12));
+        assert_eq!(other["q"], arguments["q"]);
     }
 }
