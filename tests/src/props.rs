@@ -137,15 +137,18 @@ impl SessionTarget {
 /// Waits until the runtime has no task left: a few turns, then up to a second.
 async fn tasks_end() -> Result<(), String> {
     let metrics = tokio::runtime::Handle::current().metrics();
-    for turn in 0..116 {
+    for _ in 0..16 {
         if metrics.num_alive_tasks() == 0 {
             return Ok(());
         }
-        if turn < 16 {
-            tokio::task::yield_now().await;
-        } else {
-            tokio::time::sleep(Duration::from_millis(10)).await;
+        tokio::task::yield_now().await;
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
+    while tokio::time::Instant::now() < deadline {
+        if metrics.num_alive_tasks() == 0 {
+            return Ok(());
         }
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
     Err(format!("{} tasks outlived their connection by a second", metrics.num_alive_tasks()))
 }
