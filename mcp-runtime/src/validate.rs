@@ -863,46 +863,55 @@ pub(crate) fn output_detail(validator: &jsonschema::Validator, value: &Value) ->
 /// read (the schema is looser than the type) are an `invalid_arguments` failure naming the
 /// path serde stopped at.
 pub(crate) fn deserialize_args<A: DeserializeOwned>(tool: &str, args: &Value) -> Result<A, ToolError> {
-    if let Ok(value) = A::deserialize(args) {
-        return Ok(value);
-    }
-    let mut args = args.clone();
-    // Failure path: find where serde stops; an integral float there becomes an integer.
-    loop {
-        let failed = RefCell::new(None);
-        match A::deserialize(Tracked { value: &args, chain: &Chain::Root, failed: &failed }) {
-            Ok(value) => return Ok(value),
-            Err(error) => {
-                let path = failed.into_inner().unwrap_or_default();
-                if !integralise(&mut args, &path) {
-                    tracing::debug!(tool, %error, "arguments passed the schema but not serde");
-                    return Err(deserialize_failure(tool, path));
-                }
-            }
-        }
+    let mut out = None;
+    let read = read_tracked(args, None, &mut |tracked| {
+        out = Some(A::deserialize(tracked)?);
+        Ok(())
+    });
+    match out {
+        Some(value) => Ok(value),
+        None => Err(deserialize_failure(tool, read.err().unwrap_or_default())),
     }
 }
 
 /// Reads property `key` of the arguments object `args` (it is there) as [`deserialize_args`]
 /// reads an argument: an integral float is read as an integer. Else where serde stopped.
 pub(crate) fn deserialize_property<T: DeserializeOwned>(args: &Value, key: &str) -> Result<T, Vec<Seg>> {
-    if let Ok(value) = T::deserialize(&args[key]) {
-        return Ok(value);
+    let mut out = None;
+    let read = read_tracked(args, Some(key), &mut |tracked| {
+        out = Some(T::deserialize(tracked)?);
+        Ok(())
+    });
+    match out {
+        Some(value) => Ok(value),
+        None => Err(read.err().unwrap_or_default()),
     }
-    let mut args = args.clone();
+}
+
+/// Runs `read` on a [`Tracked`] deserializer over the arguments (over property `key` of
+/// them, when given), which notes where serde stops. On a failure there, every integral
+/// float of that argument becomes an integer in a copy, and the copy is read again; else
+/// the path serde stopped at. Not generic, as [`Tracked`] is not: what each input type adds
+/// to a build is its own `Deserialize` impl, compiled once, for this one deserializer.
+fn read_tracked(
+    args: &Value,
+    key: Option<&str>,
+    read: &mut dyn FnMut(Tracked<'_, '_>) -> Result<(), serde_json::Error>,
+) -> Result<(), Vec<Seg>> {
+    let mut copy: Option<Value> = None;
     loop {
+        let whole = copy.as_ref().unwrap_or(args);
         let failed = RefCell::new(None);
         let root = Chain::Root;
-        let chain = Chain::Key(&root, key);
-        match T::deserialize(Tracked { value: &args[key], chain: &chain, failed: &failed }) {
-            Ok(value) => return Ok(value),
-            Err(error) => {
-                let path = failed.into_inner().unwrap_or_default();
-                if !integralise(&mut args, &path) {
-                    tracing::debug!(%error, "an argument passed the schema but not serde");
-                    return Err(path);
-                }
-            }
+        let (value, chain) = match key {
+            Some(key) => (&whole[key], Chain::Key(&root, key)),
+            None => (whole, Chain::Root),
+        };
+        let Err(error) = read(Tracked { value, chain: &chain, failed: &failed }) else { return Ok(()) };
+        let path = failed.into_inner().unwrap_or_default();
+        if !integralise(copy.get_or_insert_with(|| args.clone()), &path) {
+            tracing::debug!(%error, "arguments passed the schema but not serde");
+            return Err(path);
         }
     }
 }
@@ -1005,16 +1014,20 @@ type Failed = RefCell<Option<Vec<Seg>>>;
 /// Records the innermost path at which deserialization failed.
 fn note<T>(chain: &Chain<'_>, failed: &Failed, result: Result<T, serde_json::Error>) -> Result<T, serde_json::Error> {
     if result.is_err() {
-        let mut slot = failed.borrow_mut();
-        if slot.is_none() {
-            *slot = Some(chain.path());
-        }
+        fail_at(chain, failed);
     }
     result
 }
 
-/// A deserializer over a borrowed `Value` that remembers where it failed (the failure
-/// path only; the call's first attempt uses the plain `&Value` deserializer).
+fn fail_at(chain: &Chain<'_>, failed: &Failed) {
+    let mut slot = failed.borrow_mut();
+    if slot.is_none() {
+        *slot = Some(chain.path());
+    }
+}
+
+/// A deserializer over a borrowed `Value` that remembers where it failed. What it reads, and
+/// how, is what `serde_json`'s `&Value` deserializer reads.
 struct Tracked<'a, 'de> {
     value: &'de Value,
     chain: &'a Chain<'a>,
@@ -1029,21 +1042,39 @@ macro_rules! delegate {
     )*};
 }
 
+/// The error of a struct read from `value`, neither an object nor an array.
+fn not_a_struct(value: &Value, expected: &dyn de::Expected) -> serde_json::Error {
+    let unexpected = match value {
+        Value::Bool(b) => de::Unexpected::Bool(*b),
+        Value::String(s) => de::Unexpected::Str(s),
+        Value::Number(_) => de::Unexpected::Other("number"),
+        _ => de::Unexpected::Unit,
+    };
+    de::Error::invalid_type(unexpected, expected)
+}
+
+impl<'a, 'de> Tracked<'a, 'de> {
+    fn map(&self, map: &'de Map<String, Value>) -> TrackedMap<'a, 'de> {
+        TrackedMap { iter: map.iter(), pending: None, chain: self.chain, failed: self.failed }
+    }
+
+    fn seq(&self, items: &'de [Value]) -> TrackedSeq<'a, 'de> {
+        TrackedSeq { iter: items.iter().enumerate(), chain: self.chain, failed: self.failed }
+    }
+}
+
 impl<'de> de::Deserializer<'de> for Tracked<'_, 'de> {
     type Error = serde_json::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
         let result = match self.value {
-            Value::Object(map) => visitor.visit_map(TrackedMap {
-                iter: map.iter(),
-                pending: None,
-                chain: self.chain,
-                failed: self.failed,
-            }),
-            Value::Array(items) => {
-                visitor.visit_seq(TrackedSeq { iter: items.iter().enumerate(), chain: self.chain, failed: self.failed })
-            }
-            scalar => scalar.deserialize_any(visitor),
+            Value::Object(map) => visitor.visit_map(self.map(map)),
+            Value::Array(items) => visitor.visit_seq(self.seq(items)),
+            // As `&Value` reads them, without instantiating its map and array code again.
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(b) => visitor.visit_bool(*b),
+            Value::Number(n) => n.deserialize_any(visitor),
+            Value::String(s) => visitor.visit_borrowed_str(s),
         };
         note(self.chain, self.failed, result)
     }
@@ -1079,6 +1110,22 @@ impl<'de> de::Deserializer<'de> for Tracked<'_, 'de> {
         note(self.chain, self.failed, result)
     }
 
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        // As `&Value` reads a struct: an object or an array, and nothing else (so that the
+        // visitor's other `visit_*` methods are not compiled for it).
+        let result = match self.value {
+            Value::Object(map) => visitor.visit_map(self.map(map)),
+            Value::Array(items) => visitor.visit_seq(self.seq(items)),
+            other => Err(not_a_struct(other, &visitor)),
+        };
+        note(self.chain, self.failed, result)
+    }
+
     delegate! {
         deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128 deserialize_f32
@@ -1086,7 +1133,7 @@ impl<'de> de::Deserializer<'de> for Tracked<'_, 'de> {
         deserialize_byte_buf deserialize_unit deserialize_identifier deserialize_ignored_any
     }
 
-    serde::forward_to_deserialize_any! { unit_struct seq tuple tuple_struct map struct }
+    serde::forward_to_deserialize_any! { unit_struct seq tuple tuple_struct map }
 }
 
 struct TrackedMap<'a, 'de> {
@@ -1096,15 +1143,82 @@ struct TrackedMap<'a, 'de> {
     failed: &'a Failed,
 }
 
+impl<'de> TrackedMap<'_, 'de> {
+    /// The next entry's key; its value is pending.
+    fn advance(&mut self) -> Option<&'de str> {
+        let (key, value) = self.iter.next()?;
+        self.pending = Some((key, value));
+        Some(key)
+    }
+}
+
+/// A map key as `serde_json` reads one: a string, or a number or `bool` written as one (the
+/// keys of a `HashMap<u32, _>`).
+struct Key<'de>(&'de str);
+
+macro_rules! parsed_key {
+    ($($method:ident $visit:ident $ty:ty)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
+            match self.0.parse::<$ty>() {
+                Ok(value) => visitor.$visit(value),
+                Err(_) => Err(de::Error::invalid_type(de::Unexpected::Str(self.0), &visitor)),
+            }
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for Key<'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
+        visitor.visit_borrowed_str(self.0)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        de::value::BorrowedStrDeserializer::new(self.0).deserialize_enum(name, variants, visitor)
+    }
+
+    parsed_key! {
+        deserialize_bool visit_bool bool
+        deserialize_i8 visit_i8 i8 deserialize_i16 visit_i16 i16 deserialize_i32 visit_i32 i32
+        deserialize_i64 visit_i64 i64 deserialize_i128 visit_i128 i128
+        deserialize_u8 visit_u8 u8 deserialize_u16 visit_u16 u16 deserialize_u32 visit_u32 u32
+        deserialize_u64 visit_u64 u64 deserialize_u128 visit_u128 u128
+        deserialize_f32 visit_f32 f32 deserialize_f64 visit_f64 f64
+    }
+
+    serde::forward_to_deserialize_any! {
+        char str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
 impl<'de> de::MapAccess<'de> for TrackedMap<'_, 'de> {
     type Error = serde_json::Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, serde_json::Error> {
-        let Some((key, value)) = self.iter.next() else { return Ok(None) };
-        self.pending = Some((key, value));
-        let chain = Chain::Key(self.chain, key);
-        let result = seed.deserialize(de::value::BorrowedStrDeserializer::new(key)).map(Some);
-        note(&chain, self.failed, result)
+        let Some(key) = self.advance() else { return Ok(None) };
+        let result = seed.deserialize(Key(key));
+        if result.is_err() {
+            fail_at(&Chain::Key(self.chain, key), self.failed);
+        }
+        result.map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, serde_json::Error> {
@@ -1434,6 +1548,41 @@ mod tests {
     enum Choice {
         Count(i32),
         Pair { a: i64 },
+    }
+
+    /// One deserializer reads everything `serde_json`'s `&Value` reads: map keys that are
+    /// numbers or booleans written as strings, enums as keys, structs from arrays.
+    #[test]
+    fn the_tracked_deserializer_reads_what_value_reads() {
+        use std::collections::BTreeMap;
+        #[derive(Debug, serde::Deserialize, PartialEq, PartialOrd, Ord, Eq)]
+        enum Side {
+            Left,
+        }
+        #[derive(Debug, serde::Deserialize, PartialEq)]
+        struct Pair(u8, String);
+        #[derive(Debug, serde::Deserialize, PartialEq)]
+        struct Point {
+            x: i32,
+            y: i32,
+        }
+        let ids: BTreeMap<u32, String> = deserialize_args("t", &json!({"7": "a", "12": "b"})).expect("readable");
+        assert_eq!(ids, BTreeMap::from([(7, "a".to_owned()), (12, "b".to_owned())]));
+        let flags: BTreeMap<bool, i8> = deserialize_args("t", &json!({"true": -1})).expect("readable");
+        assert_eq!(flags, BTreeMap::from([(true, -1)]));
+        let sides: BTreeMap<Side, f64> = deserialize_args("t", &json!({"Left": 0.5})).expect("readable");
+        assert_eq!(sides, BTreeMap::from([(Side::Left, 0.5)]));
+        let pair: Pair = deserialize_args("t", &json!([1, "x"])).expect("readable");
+        assert_eq!(pair, Pair(1, "x".into()));
+        let point: Point = deserialize_args("t", &json!([1, 2])).expect("readable");
+        assert_eq!(point, Point { x: 1, y: 2 });
+        // Where a key is not the number the type wants, the path names it.
+        let error = deserialize_args::<BTreeMap<u32, String>>("t", &json!({"x": "a"})).expect_err("unreadable");
+        assert_eq!(error.message_str(), "Invalid arguments for tool t: x: does not match the schema (deserialize)");
+        // A struct from a scalar is refused, not read through another visitor method.
+        for scalar in [json!(null), json!(true), json!(1), json!("p")] {
+            assert!(deserialize_args::<Point>("t", &scalar).is_err(), "{scalar}");
+        }
     }
 
     #[test]
