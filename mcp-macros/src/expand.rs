@@ -231,8 +231,6 @@ struct Inputs {
     input_spec: Option<TokenStream>,
     /// The statements of `run` that read the arguments (and check their types).
     read: TokenStream,
-    /// The probe traits the reading calls.
-    probes: Vec<&'static str>,
     /// `const PARAMS`, when the plain parameters are read by their table.
     params_const: TokenStream,
     /// The handler's arguments, in the fn's parameter order.
@@ -261,7 +259,9 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
             }
             ParamKind::Input => {
                 input = Some((&param.ty, ty_span));
-                call_args.push(quote!(__mcp_input));
+                // Spanned at the input's type: a type without `Deserialize` is an error there.
+                let ty = &param.ty;
+                call_args.push(quote_spanned!(ty_span=> __mcp_args.parse::<#ty>()?));
             }
             ParamKind::Arg => {
                 let ident = param.ident.clone().unwrap_or_else(|| Ident::new("__mcp_unnamed", Span::call_site()));
@@ -283,29 +283,17 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
 
     // The schema functions are paths, not closures: a closure spanned at user tokens would
     // draw clippy lints in the user's crate.
-    let root_schema_for = quote!(#krate::schemars::SchemaGenerator::root_schema_for);
-    let mut probes = Vec::new();
     let mut params_const = TokenStream::new();
-    let (args_struct, input_spec, read) = if let Some((ty, span)) = input {
-        // Spanned at the input's type: a type without `Deserialize` is an error there.
-        let parse = quote_spanned!(span=> __mcp_args.parse::<#ty>());
-        (
-            TokenStream::new(),
-            Some(quote!(__mcp::InputSpec::Whole(#root_schema_for::<#ty>))),
-            quote!(let __mcp_input = #parse?;),
-        )
+    let (args_struct, input_spec, read) = if let Some((ty, _)) = input {
+        // Read in the handler's call (see `ParamKind::Input` above).
+        (TokenStream::new(), Some(quote!(__mcp::InputSpec::Whole(__mcp::root_schema::<#ty>))), TokenStream::new())
     } else if fields.is_empty() {
         (TokenStream::new(), None, TokenStream::new())
     } else if let Some(rows) = rows {
         let table = table(&rows);
         params_const = table.params_const;
-        probes.extend(["ArgKind", "NotAnArgKind"]);
-        if !table.defaults.is_empty() {
-            probes.extend(["JsonDefaultKind", "NoJsonDefaultKind"]);
-        }
         (table.defaults, Some(quote!(__mcp::InputSpec::Params(__mcp::params_schema::<Self>))), table.read)
     } else {
-        probes.extend(["ArgKind", "NotAnArgKind", "ArgsKind", "UndeserializableKind"]);
         let serde_crate = format!("{}::__private::serde", krate.to_string().replace(' ', ""));
         let schemars_crate = format!("{}::schemars", krate.to_string().replace(' ', ""));
         let deny = (!tool.attr.allow_unknown_args).then(|| quote!(#[serde(deny_unknown_fields)]));
@@ -335,9 +323,9 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
             #(#checks)*
             let __McpArgs { #(#bindings),* } = (&&__mcp::ArgsOf::<__McpArgs>::new()).parse(__mcp_args)?;
         };
-        (args_struct, Some(quote!(__mcp::InputSpec::Params(#root_schema_for::<__McpArgs>))), read)
+        (args_struct, Some(quote!(__mcp::InputSpec::Params(__mcp::root_schema::<__McpArgs>))), read)
     };
-    Inputs { args_struct, input_spec, read, probes, params_const, call_args, ctx: ctx.map(|ty| quote!(#ty)) }
+    Inputs { args_struct, input_spec, read, params_const, call_args, ctx: ctx.map(|ty| quote!(#ty)) }
 }
 
 /// A plain parameter the table can describe: its attributes are doc comments and at most
@@ -481,7 +469,7 @@ fn table(rows: &[Row<'_>]) -> Table {
         let mut __mcp_params = __mcp_args.params::<Self>();
         #(#reads)*
         let (#(#somes,)*) = (#(#idents,)*) else {
-            return ::core::result::Result::Err(__mcp_params.failure());
+            return __mcp::Err(__mcp_params.failure());
         };
     };
     let params_const = quote! {
@@ -512,8 +500,8 @@ fn serde_reads_it_otherwise(attrs: &[&syn::Attribute]) -> bool {
 fn private_items(tool: &Tool<'_>) -> TokenStream {
     let krate = krate(tool);
     let name = &tool.original.sig.ident;
-    let Inputs { args_struct, input_spec, read, probes: read_probes, params_const, call_args, ctx } =
-        inputs(tool, &krate);
+    let Inputs { args_struct, input_spec, read, params_const, call_args, ctx } = inputs(tool, &krate);
+    let args_param = if input_spec.is_none() { quote!(_) } else { quote!(__mcp_args) };
     let info = info(tool, &krate, input_spec);
 
     // The context: the handler's, or a bare `Ctx` the handler does not see.
@@ -521,7 +509,6 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
         Some(ty) => (ty.clone(), quote!(__mcp_ctx)),
         None => (quote!(#krate::Ctx), quote!(_)),
     };
-    let args_param = if read.is_empty() { quote!(_) } else { quote!(__mcp_args) };
     // With both `contract = X` and a context: they must agree, checked at the path.
     let contract_check = match (&tool.attr.contract, &ctx) {
         (Some(path), Some(ty)) if tool.errors.is_empty() => {
@@ -552,7 +539,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     // the future holds the output, not the handler's value (which need not be `Send`).
     let (ret, started, finish) = if tool.original.sig.asyncness.is_some() {
         let ret = &tool.ret.ty;
-        (quote!(#ret), quote!(::core::result::Result::Ok(#handler)), quote!(#unwrap #convert))
+        (quote!(#ret), quote!(__mcp::Ok(#handler)), quote!(#unwrap #convert))
     } else {
         let started = quote! {
             let __mcp_out = #handler;
@@ -561,24 +548,10 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
         };
         (quote!(__mcp::Finished), started, quote!(__mcp_out))
     };
-    // The probe traits this expansion calls.
-    let mut probes = Vec::new();
-    if !contract_check.is_empty() {
-        probes.extend(["ContextContract", "NotAContext"]);
-    }
-    probes.extend(read_probes);
-    probes.extend(["ContentKind", "StructuredKind", "UnsupportedKind"]);
-    if tool.ret.is_result {
-        probes.extend(["IntoToolErrorKind", "NotAToolErrorKind"]);
-    }
-    let probes = probes.into_iter().map(|p| Ident::new(p, Span::call_site()));
-
     quote! {
         const _: () = {
-            use #krate::__private as __mcp;
             // The probes: each resolves to a working method, or to an error at the user's type.
-            #[allow(unused_imports)]
-            use __mcp::{#(#probes as _),*};
+            use #krate::__private::{self as __mcp, probes::*};
 
             #args_struct
 
@@ -588,7 +561,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
                 type Ctx = #ctx_ty;
                 type Ret = #ret;
 
-                fn run(#ctx_param: &Self::Ctx, #args_param: __mcp::Args) -> __mcp::Started<impl ::core::future::Future<Output = Self::Ret> + ::core::marker::Send + '_> {
+                fn run(#ctx_param: &Self::Ctx, #args_param: __mcp::Args) -> __mcp::Started<impl __mcp::Running<Self::Ret>> {
                     #contract_check
                     #read
                     #started
@@ -598,7 +571,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
                     #finish
                 }
 
-                fn output_schema(g: &mut __mcp::SchemaGenerator) -> ::core::option::Option<__mcp::Schema> {
+                fn output_schema(g: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
                     #output_schema
                 }
             }
@@ -686,7 +659,7 @@ fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> Tok
 /// context names (`&Ctx<X>`). With both `contract = X` and a context, they must agree.
 pub(crate) fn contract(tool: &Tool<'_>, krate: &TokenStream, ctx: Option<&TokenStream>) -> TokenStream {
     let p = quote!(#krate::__private);
-    let probe_traits = quote!(#[allow(unused_imports)] use #p::{ContextContract as _, NotAContext as _};);
+    let probe_traits = quote!(use #p::probes::*;);
     if tool.errors.is_empty() {
         match (&tool.attr.contract, ctx) {
             (Some(path), Some(ty)) => {
@@ -715,8 +688,7 @@ pub(crate) fn unwrap_result(tool: &Tool<'_>, krate: &TokenStream) -> Option<Toke
             let __mcp_out = match __mcp_out {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
-                    #[allow(unused_imports)]
-                    use #p::{IntoToolErrorKind as _, NotAToolErrorKind as _};
+                    use #p::probes::*;
                     return ::core::result::Result::Err(#into);
                 }
             };

@@ -135,8 +135,7 @@ fn completers(tool: &Tool<'_>, krate: &TokenStream) -> (Vec<TokenStream>, Vec<To
             // values nor a future of them is an error at the completer, not at the attribute.
             let complete = quote_spanned!(path.span()=> (&&#p::CompletionOf::of(&__mcp_out)).complete(__mcp_out).await);
             let run = quote! {
-                #[allow(unused_imports)]
-                use #p::{AwaitCompletion as _, ReadyCompletion as _};
+                use #p::probes::*;
                 let __mcp_out = #out;
                 #complete
             };

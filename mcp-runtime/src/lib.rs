@@ -159,11 +159,28 @@ pub mod __private {
     pub use crate::params::{Param, ParamType, Reader};
     pub use crate::prompts::{PromptArgument, PromptDef, PromptSpec};
     pub use crate::resources::{Lister, ResourceBody, ResourceDef, ResourceSpec};
+    pub use crate::schema::root_schema;
     pub use crate::server::{BoxFuture, InputSpec, ToolSpec};
-    pub use crate::tool::{Args, Finished, Hints, IconInfo, Started, ToolDef, ToolInfo, params_schema};
+    pub use crate::tool::{
+        Args, Finished, Hints, IconInfo, OutputSchema, Running, Started, ToolDef, ToolInfo, params_schema,
+    };
     pub use schemars::{Schema, SchemaGenerator};
     pub use serde;
     pub use serde_json::Value;
+    pub use std::result::Result::{Err, Ok};
+
+    /// Every probe trait, anonymously: one `use __private::probes::*;` puts them all in
+    /// scope. Each probes its own wrapper type (`ArgOf`, `DefaultOf`, `Kind`, ..), so no two
+    /// ever offer a method for the same receiver.
+    pub mod probes {
+        pub use crate::checks::{
+            ArgKind as _, ArgsKind as _, IntoToolErrorKind as _, JsonDefaultKind as _, NoJsonDefaultKind as _,
+            NotAToolErrorKind as _, NotAnArgKind as _, UndeserializableKind as _,
+        };
+        pub use crate::completion::{AwaitCompletion as _, ReadyCompletion as _};
+        pub use crate::context::{ContextContract as _, NotAContext as _};
+        pub use crate::output::{ContentKind as _, StructuredKind as _, UnsupportedKind as _};
+    }
 }
 
 impl Server {

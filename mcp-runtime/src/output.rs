@@ -84,8 +84,7 @@ impl<T: Serialize + JsonSchema> IntoStructured for T {
     type Schema = T;
 
     fn into_output(self) -> Result<Output, ToolError> {
-        let value = serde_json::to_value(self).map_err(ToolError::from)?;
-        Ok(Output::Structured { value, extra: Vec::new() })
+        structured(serde_json::to_value(self), Vec::new())
     }
 }
 
@@ -94,13 +93,15 @@ impl<T: Serialize + JsonSchema> IntoStructured for Structured<T> {
 
     fn into_output(self) -> Result<Output, ToolError> {
         match self.repr {
-            Repr::Value { value, extra } => {
-                let value = serde_json::to_value(value).map_err(ToolError::from)?;
-                Ok(Output::Structured { value, extra })
-            }
+            Repr::Value { value, extra } => structured(serde_json::to_value(value), extra),
             Repr::Raw(result) => Ok(Output::Contents(result)),
         }
     }
+}
+
+/// The output of a value serialized (not generic: compiled once, not once per output type).
+fn structured(value: Result<Value, serde_json::Error>, extra: Vec<Content>) -> Result<Output, ToolError> {
+    Ok(Output::Structured { value: value.map_err(ToolError::from)?, extra })
 }
 
 /// A zero-sized probe for the return type `T`.
@@ -158,7 +159,7 @@ impl<T: IntoStructured> StructuredKind for Kind<T> {
     type Value = T;
 
     fn output_schema(&self, generator: &mut SchemaGenerator) -> Option<Schema> {
-        Some(generator.root_schema_for::<T::Schema>())
+        Some(crate::schema::root_schema::<T::Schema>(generator))
     }
 
     fn finish(&self, value: T) -> Result<Output, ToolError> {

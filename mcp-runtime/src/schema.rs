@@ -8,7 +8,10 @@
 //! `format`s appear (schemars' `int32`, `uint8`, `double`, … become `minimum`/`maximum`
 //! bounds or nothing).
 
-use schemars::{Schema, SchemaGenerator, generate::SchemaSettings};
+use std::borrow::Cow;
+use std::cell::Cell;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
 /// An input schema, with the root properties for which `null` means absent.
@@ -32,6 +35,63 @@ pub enum InputSpec {
     Params(fn(&mut SchemaGenerator) -> Schema),
     /// One `#[input]` struct or enum is the whole input.
     Whole(fn(&mut SchemaGenerator) -> Schema),
+}
+
+/// `T`'s root schema, exactly as `SchemaGenerator::root_schema_for::<T>` makes it (`title`,
+/// `$defs`, `"$ref": "#"` inside a recursive type), by code compiled once: schemars' root
+/// code, generic, would be compiled again for every input and output type.
+pub fn root_schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    erased_root(generator, Fns { name: T::schema_name, id: T::schema_id, schema: T::json_schema })
+}
+
+/// The `JsonSchema` functions of one type.
+#[derive(Clone, Copy)]
+struct Fns {
+    name: fn() -> Cow<'static, str>,
+    id: fn() -> Cow<'static, str>,
+    schema: fn(&mut SchemaGenerator) -> Schema,
+}
+
+thread_local! {
+    /// The functions of the type [`Rooted`] stands for, while [`erased_root`] runs.
+    static ROOT: Cell<Option<Fns>> = const { Cell::new(None) };
+}
+
+/// Stands for the type whose root schema [`erased_root`] is making: schemars asks it for
+/// that type's name, id and schema.
+struct Rooted;
+
+impl Rooted {
+    fn fns() -> Fns {
+        ROOT.get().unwrap_or_else(|| unreachable!("schemars asks `Rooted` only within `erased_root`"))
+    }
+}
+
+impl JsonSchema for Rooted {
+    fn schema_name() -> Cow<'static, str> {
+        (Self::fns().name)()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        (Self::fns().id)()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        (Self::fns().schema)(generator)
+    }
+}
+
+fn erased_root(generator: &mut SchemaGenerator, fns: Fns) -> Schema {
+    /// Puts back the functions of an enclosing root (none, unless a type's schema makes a
+    /// root schema of its own), even when a `json_schema` panics.
+    struct Restore(Option<Fns>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            ROOT.set(self.0);
+        }
+    }
+    let _restore = Restore(ROOT.replace(Some(fns)));
+    generator.root_schema_for::<Rooted>()
 }
 
 pub(crate) fn input(spec: &InputSpec, strict: bool) -> Input {
@@ -358,6 +418,46 @@ fn object_output(mut schema: Value) -> (Value, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`root_schema`] makes what schemars' own `root_schema_for` makes, a recursive root
+    /// (`"$ref": "#"`), `$defs` and a nested root schema made within one included.
+    #[test]
+    fn root_schema_is_schemars_root_schema() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Tree {
+            /// The label.
+            label: String,
+            children: Vec<Tree>,
+            leaf: Option<Leaf>,
+        }
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Leaf {
+            weight: Option<f64>,
+        }
+        /// A type whose schema makes a root schema of its own while the outer one is made.
+        struct Nested;
+        impl JsonSchema for Nested {
+            fn schema_name() -> Cow<'static, str> {
+                "Nested".into()
+            }
+            fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+                let inner = root_schema::<Leaf>(&mut self::generator());
+                let mut schema = generator.subschema_for::<Tree>();
+                schema.insert("x-inner".into(), inner.to_value());
+                schema
+            }
+        }
+        fn both<T: JsonSchema>() -> (Value, Value) {
+            (root_schema::<T>(&mut generator()).to_value(), generator().root_schema_for::<T>().to_value())
+        }
+        for (ours, schemars) in [both::<Tree>(), both::<Leaf>(), both::<Nested>(), both::<Vec<Tree>>()] {
+            assert_eq!(ours, schemars);
+        }
+        assert_eq!(both::<Tree>().0["properties"]["children"]["items"], json!({"$ref": "#"}));
+        assert!(ROOT.get().is_none(), "nothing is left behind");
+    }
 
     #[test]
     fn optional_properties_lose_null_and_formats_become_standard() {

@@ -384,15 +384,19 @@ impl Server {
 
 impl ServerBuilder {
     /// Registers a tool (the value `#[tool]` makes of a fn: pass the fn's name).
-    pub fn tool<T: ToolDef>(mut self, _tool: T) -> Self {
-        self.specs.push((T::spec(), None));
-        self
+    pub fn tool<T: ToolDef>(self, _tool: T) -> Self {
+        self.with_tool(T::spec, None)
     }
 
     /// Registers a tool that is disabled: it is not listed, and a call to it is refused as
     /// `tool_unavailable` with `reason` (written by you, sent to the caller).
-    pub fn disabled_tool<T: ToolDef>(mut self, _tool: T, reason: impl Into<String>) -> Self {
-        self.specs.push((T::spec(), Some(reason.into())));
+    pub fn disabled_tool<T: ToolDef>(self, _tool: T, reason: impl Into<String>) -> Self {
+        self.with_tool(T::spec, Some(reason.into()))
+    }
+
+    /// Not generic: compiled once, not once per tool.
+    fn with_tool(mut self, spec: fn() -> ToolSpec, disabled: Option<String>) -> Self {
+        self.specs.push((spec(), disabled));
         self
     }
 

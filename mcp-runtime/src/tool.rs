@@ -26,6 +26,14 @@ pub type Started<F> = Result<F, ToolError>;
 /// What [`ToolDef::finish`] returns.
 pub type Finished = Result<Output, ToolError>;
 
+/// What [`ToolDef::output_schema`] returns: the output schema, if the tool has one.
+pub type OutputSchema = Option<Schema>;
+
+/// The future [`ToolDef::run`] starts: the handler's, sendable to another thread.
+pub trait Running<R>: Future<Output = R> + Send {}
+
+impl<R, F: Future<Output = R> + Send> Running<R> for F {}
+
 /// A tool: what `#[tool]` generates for an annotated fn. Register it with
 /// [`ServerBuilder::tool`](crate::ServerBuilder::tool).
 pub trait ToolDef: Sized + 'static {
@@ -38,14 +46,14 @@ pub trait ToolDef: Sized + 'static {
     type Ret;
     /// Reads the arguments and starts the handler: its future, or why the arguments cannot be
     /// read (or, for a fn without `async`, why it failed).
-    fn run(ctx: &Self::Ctx, args: Args) -> Started<impl Future<Output = Self::Ret> + Send + '_>;
+    fn run(ctx: &Self::Ctx, args: Args) -> Started<impl Running<Self::Ret>>;
     /// The handler's value as the call's output.
     fn finish(ret: Self::Ret) -> Finished;
     /// The plain parameters, in the fn's order (`#[input]` tools and tools without
     /// parameters have none): the input schema and [`Args::params`] read this table.
     const PARAMS: &'static [Param] = &[];
     /// The output schema, chosen by the return type.
-    fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema>;
+    fn output_schema(generator: &mut SchemaGenerator) -> OutputSchema;
 
     /// Everything the registry keeps about the tool.
     fn spec() -> ToolSpec {
@@ -229,26 +237,39 @@ impl Args {
     }
 }
 
-/// The spec the registry keeps of tool `T`.
+/// The spec the registry keeps of tool `T`: what [`ToolSpec::new`] makes of its constants,
+/// its output schema and [`call`].
 pub(crate) fn spec<T: ToolDef>() -> ToolSpec {
-    let info = T::INFO;
-    ToolSpec {
-        name: info.name,
-        title: info.title,
-        description: info.description,
-        annotations: info.annotations.map(Hints::annotations),
-        icons: info.icons.iter().map(IconInfo::icon).collect(),
-        meta: (info.meta)(),
-        input: info.input,
-        allow_unknown_args: info.allow_unknown_args,
-        needs_session: info.needs_session,
-        blocking: info.blocking,
-        module: info.module,
-        output_schema: T::output_schema,
-        timeout_ms: info.timeout_ms,
-        scopes: info.scopes,
-        contract: info.contract.unwrap_or(<<T::Ctx as FromCall>::Contract as Contract>::ENTRIES),
-        call: call::<T>,
+    let contract = T::INFO.contract.unwrap_or(<<T::Ctx as FromCall>::Contract as Contract>::ENTRIES);
+    ToolSpec::new(T::INFO, T::output_schema, call::<T>, contract)
+}
+
+impl ToolSpec {
+    /// Not generic, so that it is compiled once, not once per tool.
+    fn new(
+        info: ToolInfo,
+        output_schema: fn(&mut SchemaGenerator) -> OutputSchema,
+        call: fn(Call) -> BoxFuture<'static, Result<Output, ToolError>>,
+        contract: &'static [ContractEntry],
+    ) -> ToolSpec {
+        ToolSpec {
+            name: info.name,
+            title: info.title,
+            description: info.description,
+            annotations: info.annotations.map(Hints::annotations),
+            icons: info.icons.iter().map(IconInfo::icon).collect(),
+            meta: (info.meta)(),
+            input: info.input,
+            allow_unknown_args: info.allow_unknown_args,
+            needs_session: info.needs_session,
+            blocking: info.blocking,
+            module: info.module,
+            output_schema,
+            timeout_ms: info.timeout_ms,
+            scopes: info.scopes,
+            contract,
+            call,
+        }
     }
 }
 
@@ -265,7 +286,7 @@ fn call<T: ToolDef>(call: Call) -> BoxFuture<'static, Result<Output, ToolError>>
 
 /// The input schema of tool `T`'s plain parameters ([`ToolDef::PARAMS`]).
 pub fn params_schema<T: ToolDef>(generator: &mut SchemaGenerator) -> Schema {
-    generator.root_schema_for::<ParamsOf<T>>()
+    crate::schema::root_schema::<ParamsOf<T>>(generator)
 }
 
 /// The plain parameters of tool `T` as a type, for schemars: the root schema is made the way

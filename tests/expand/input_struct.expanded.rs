@@ -425,14 +425,10 @@ impl search_docs {
     }
 }
 const _: () = {
-    use ::mcp_runtime::__private as __mcp;
-    #[allow(unused_imports)]
-    use __mcp::{ContentKind as _, StructuredKind as _, UnsupportedKind as _};
+    use ::mcp_runtime::__private::{self as __mcp, probes::*};
     impl __mcp::ToolDef for search_docs {
         const INFO: __mcp::ToolInfo = __mcp::ToolInfo {
-            input: __mcp::InputSpec::Whole(
-                ::mcp_runtime::schemars::SchemaGenerator::root_schema_for::<Query>,
-            ),
+            input: __mcp::InputSpec::Whole(__mcp::root_schema::<Query>),
             ..__mcp::ToolInfo::new("search_docs", "Searches the docs.", "macrotest001")
         };
         type Ctx = Ctx;
@@ -440,18 +436,13 @@ const _: () = {
         fn run(
             __mcp_ctx: &Self::Ctx,
             __mcp_args: __mcp::Args,
-        ) -> __mcp::Started<
-            impl ::core::future::Future<Output = Self::Ret> + ::core::marker::Send + '_,
-        > {
-            let __mcp_input = __mcp_args.parse::<Query>()?;
-            ::core::result::Result::Ok(search_docs::handler(__mcp_ctx, __mcp_input))
+        ) -> __mcp::Started<impl __mcp::Running<Self::Ret>> {
+            __mcp::Ok(search_docs::handler(__mcp_ctx, __mcp_args.parse::<Query>()?))
         }
         fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
             (&&__mcp::Kind::<Hits>::new()).finish(__mcp_out)
         }
-        fn output_schema(
-            g: &mut __mcp::SchemaGenerator,
-        ) -> ::core::option::Option<__mcp::Schema> {
+        fn output_schema(g: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
             (&&__mcp::Kind::<Hits>::new()).output_schema(g)
         }
     }

@@ -9,12 +9,7 @@ impl add {
     }
 }
 const _: () = {
-    use ::mcp_runtime::__private as __mcp;
-    #[allow(unused_imports)]
-    use __mcp::{
-        ArgKind as _, NotAnArgKind as _, JsonDefaultKind as _, NoJsonDefaultKind as _,
-        ContentKind as _, StructuredKind as _, UnsupportedKind as _,
-    };
+    use ::mcp_runtime::__private::{self as __mcp, probes::*};
     fn __mcp_default_1() -> ::core::option::Option<__mcp::Value> {
         (&&__mcp::DefaultOf::<Option<i64>>::new())
             .json(<Option<i64> as ::core::default::Default>::default)
@@ -48,9 +43,7 @@ const _: () = {
         fn run(
             _: &Self::Ctx,
             __mcp_args: __mcp::Args,
-        ) -> __mcp::Started<
-            impl ::core::future::Future<Output = Self::Ret> + ::core::marker::Send + '_,
-        > {
+        ) -> __mcp::Started<impl __mcp::Running<Self::Ret>> {
             let mut __mcp_params = __mcp_args.params::<Self>();
             let a = (&&__mcp::ArgOf::<i64>::new()).read(&mut __mcp_params, 0usize);
             let b = (&&__mcp::ArgOf::<Option<i64>>::new())
@@ -63,7 +56,7 @@ const _: () = {
                 a,
                 b,
             ) else {
-                return ::core::result::Result::Err(__mcp_params.failure());
+                return __mcp::Err(__mcp_params.failure());
             };
             let __mcp_out = add::handler(a, b);
             ::core::result::Result::Ok(
@@ -73,9 +66,7 @@ const _: () = {
         fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
             __mcp_out
         }
-        fn output_schema(
-            g: &mut __mcp::SchemaGenerator,
-        ) -> ::core::option::Option<__mcp::Schema> {
+        fn output_schema(g: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
             (&&__mcp::Kind::<String>::new()).output_schema(g)
         }
     }

@@ -88,8 +88,7 @@ const _: () = {
         ::std::boxed::Box::pin(async move {
             let __mcp_ctx = __mcp_call.context::<::mcp_runtime::Ctx>();
             let __mcp_value = __mcp_call.text::<::std::string::String>("value")?;
-            #[allow(unused_imports)]
-            use ::mcp_runtime::__private::{AwaitCompletion as _, ReadyCompletion as _};
+            use ::mcp_runtime::__private::probes::*;
             let __mcp_out = note_names(&__mcp_ctx, __mcp_value);
             (&&::mcp_runtime::__private::CompletionOf::of(&__mcp_out))
                 .complete(__mcp_out)

@@ -132,10 +132,7 @@ const _: () = {
             let __mcp_out = match __mcp_out {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
-                    #[allow(unused_imports)]
-                    use ::mcp_runtime::__private::{
-                        IntoToolErrorKind as _, NotAToolErrorKind as _,
-                    };
+                    use ::mcp_runtime::__private::probes::*;
                     return ::core::result::Result::Err(
                         (&&::mcp_runtime::__private::ErrorOf::of(&error)).convert(error),
                     );

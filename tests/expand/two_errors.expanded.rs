@@ -122,12 +122,7 @@ impl ::mcp_runtime::Contract for FetchItemError {
     }
 }
 const _: () = {
-    use ::mcp_runtime::__private as __mcp;
-    #[allow(unused_imports)]
-    use __mcp::{
-        ArgKind as _, NotAnArgKind as _, ContentKind as _, StructuredKind as _,
-        UnsupportedKind as _, IntoToolErrorKind as _, NotAToolErrorKind as _,
-    };
+    use ::mcp_runtime::__private::{self as __mcp, probes::*};
     impl __mcp::ToolDef for fetch_item {
         const INFO: __mcp::ToolInfo = __mcp::ToolInfo {
             input: __mcp::InputSpec::Params(__mcp::params_schema::<Self>),
@@ -149,15 +144,13 @@ const _: () = {
         fn run(
             __mcp_ctx: &Self::Ctx,
             __mcp_args: __mcp::Args,
-        ) -> __mcp::Started<
-            impl ::core::future::Future<Output = Self::Ret> + ::core::marker::Send + '_,
-        > {
+        ) -> __mcp::Started<impl __mcp::Running<Self::Ret>> {
             let mut __mcp_params = __mcp_args.params::<Self>();
             let id = (&&__mcp::ArgOf::<String>::new()).read(&mut __mcp_params, 0usize);
             let (::core::option::Option::Some(id),) = (id,) else {
-                return ::core::result::Result::Err(__mcp_params.failure());
+                return __mcp::Err(__mcp_params.failure());
             };
-            ::core::result::Result::Ok(fetch_item::handler(__mcp_ctx, id))
+            __mcp::Ok(fetch_item::handler(__mcp_ctx, id))
         }
         fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
             let __mcp_out = match __mcp_out {
@@ -170,9 +163,7 @@ const _: () = {
             };
             (&&__mcp::Kind::<String>::new()).finish(__mcp_out)
         }
-        fn output_schema(
-            g: &mut __mcp::SchemaGenerator,
-        ) -> ::core::option::Option<__mcp::Schema> {
+        fn output_schema(g: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
             (&&__mcp::Kind::<String>::new()).output_schema(g)
         }
     }
