@@ -10,6 +10,10 @@ differ only in how the tools are declared:
   rmcp         rmcp 3.11 (crates.io): `#[tool]` in a `#[tool_router]` impl, taking
                `Parameters<Args>` (the struct deriving `Deserialize + JsonSchema`) and
                returning `Json<Out>`
+  plain        no server: the `#[input]` crate's structs, derives and fn bodies alone, each
+               tool a plain `async fn`. What the user's own code costs to check and build
+               (the derived code is generic and never instantiated, so mostly the front
+               end): a floor under both servers of the `#[input]` style.
 
 Every crate declares its structs first and its tools after them, the layout rmcp's
 `#[tool_router]` impl block imposes, so that an edit in tool 0 moves the same declarations in
@@ -21,7 +25,7 @@ Usage: generate.py OUT_DIR REPO_ROOT N [N ...]
 import sys
 from pathlib import Path
 
-VARIANTS = ("ours_params", "ours_input", "rmcp")
+VARIANTS = ("ours_params", "ours_input", "rmcp", "plain")
 
 # What every tool does, the same in every variant.
 BODY = """    let step = 1;
@@ -144,6 +148,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     return "".join(parts)
 
 
+def plain(n):
+    parts = ["#![allow(dead_code)]\nuse schemars::JsonSchema;\nuse serde::{Deserialize, Serialize};\n"]
+    for i in range(n):
+        parts.append(out_struct(i))
+        parts.append(args_struct(i, deny=True))
+    for i in range(n):
+        sig = f"async fn tool_{i}(args: Args{i}) -> Out{i} {{\n    let Args{i} {{ name, count, flag }} = args;\n"
+        parts.append(f"\n/// Tool number {i}.\n{sig}{BODY.format(i=i)}\n}}\n")
+    parts.append("\nfn main() {}\n")
+    return "".join(parts)
+
+
 def write(path, text):
     """Writes `text` unless the file already holds it, so that a rerun rebuilds nothing."""
     if not path.exists() or path.read_text() != text:
@@ -153,6 +169,8 @@ def write(path, text):
 def manifest(name, variant, repo):
     if variant == "rmcp":
         deps = 'rmcp = { version = "=3.11.0", features = ["server", "transport-io", "macros"] }'
+    elif variant == "plain":
+        deps = ""
     else:
         deps = f'mcp-runtime = {{ path = "{repo}/mcp-runtime" }}'
     return f"""[package]
@@ -176,7 +194,7 @@ def main():
         for n in ns:
             name = f"{variant.replace('_', '-')}-{n}"
             members.append(name)
-            src = {"ours_params": lambda: ours(n, "params"), "ours_input": lambda: ours(n, "input"), "rmcp": lambda: rmcp(n)}[variant]()
+            src = {"ours_params": lambda: ours(n, "params"), "ours_input": lambda: ours(n, "input"), "rmcp": lambda: rmcp(n), "plain": lambda: plain(n)}[variant]()
             d = out / name
             (d / "src").mkdir(parents=True, exist_ok=True)
             write(d / "Cargo.toml", manifest(name, variant, repo))

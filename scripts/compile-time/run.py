@@ -14,14 +14,16 @@ every variant alike), times with the wall clock:
 
 It reports the median of the repetitions at each N, the per-tool slope between the smallest and
 the largest N ((t_big - t_small) / (N_big - N_small)), which cancels what does not grow with
-the tools (dependencies' metadata, linking the runtime), and the ratio of ours to rmcp's slope.
+the tools (dependencies' metadata, linking the runtime), and the ratio of ours to rmcp's slope
+(params / `#[input]`). `plain`, the user's code without a server, is the floor of the
+`#[input]` style; the last column is what `#[input]` adds to it over what rmcp adds.
 `expanded` is the per-tool slope of `cargo expand`'s line count.
 
 With --time-passes it instead builds each variant at the largest N with
 `RUSTC_BOOTSTRAP=1 ... -Ztime-passes`, makes the length-changing edit, and prints the passes
 that grow with the tools (bench only: the product never uses unstable flags).
 
-Usage: scripts/compile-time/run.py [--ns 50,200] [--reps 3] [--variants ours_params,ours_input,rmcp]
+Usage: scripts/compile-time/run.py [--ns 50,200] [--reps 3] [--variants ours_params,ours_input,rmcp,plain]
                                    [--out DIR] [--json FILE] [--time-passes]
 """
 import argparse
@@ -37,8 +39,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-VARIANTS = ("ours_params", "ours_input", "rmcp")
-LABELS = {"ours_params": "ours (params)", "ours_input": "ours (`#[input]`)", "rmcp": "rmcp 3.11"}
+VARIANTS = ("ours_params", "ours_input", "rmcp", "plain")
+LABELS = {"ours_params": "ours (params)", "ours_input": "ours (`#[input]`)", "rmcp": "rmcp 3.11",
+          "plain": "user code alone"}
 METRICS = {
     "full": "full crate rebuild",
     "incr_same": "incremental build, edit in one tool's body (same length)",
@@ -193,16 +196,23 @@ def main():
         for n in ns:
             spread = lambda v: f"{med[v][n][m]:.2f} ({min(samples[v][n][m]):.2f}–{max(samples[v][n][m]):.2f})"
             print(f"| {m} | {n} | " + " | ".join(spread(v) for v in variants) + " |")
-    ours = [v for v in variants if v != "rmcp"]
+    ours = [v for v in variants if v.startswith("ours")]
+    ratio = "rmcp" in variants and ours
+    # What each server adds to the user's own code (the `#[input]` style's, which `plain` is).
+    added = ratio and "plain" in variants and "ours_input" in variants
     print(f"\nper tool (slope between N = {lo} and N = {hi})\n")
-    print("| per tool | " + " | ".join(LABELS[v] for v in variants) + (" | ours ÷ rmcp |" if "rmcp" in variants else " |"))
-    print("|---|" + "---:|" * (len(variants) + ("rmcp" in variants)))
+    print("| per tool | " + " | ".join(LABELS[v] for v in variants) + (" | ours ÷ rmcp |" if ratio else " |")
+          + (" | added to user code, `#[input]` ÷ rmcp |" if added else ""))
+    print("|---|" + "---:|" * (len(variants) + bool(ratio) + bool(added)))
     for m, label in list(METRICS.items()) + [("expanded", "expanded lines")]:
         unit = (lambda x: f"{x:.0f}") if m == "expanded" else (lambda x: f"{x * 1000:.0f} ms")
         row = f"| {label} | " + " | ".join(unit(slope[v][m]) for v in variants)
-        if "rmcp" in variants and slope["rmcp"][m] > 0:
-            ratios = sorted(slope[v][m] / slope["rmcp"][m] for v in ours)
-            row += f" | {ratios[0]:.2f}–{ratios[-1]:.2f}" if len(ratios) > 1 else f" | {ratios[0]:.2f}"
+        if ratio:
+            ratios = [slope[v][m] / slope["rmcp"][m] if slope["rmcp"][m] > 0 else float("nan") for v in ours]
+            row += " | " + " / ".join(f"{r:.2f}" for r in ratios)
+        if added:
+            over = slope["rmcp"][m] - slope["plain"][m]
+            row += f" | {(slope['ours_input'][m] - slope['plain'][m]) / over:.2f}" if over > 0 else " | –"
         print(row + " |")
     if a.json:
         Path(a.json).write_text(json.dumps({"ns": ns, "samples": samples, "expanded": lines, "slope": slope}, indent=1))
