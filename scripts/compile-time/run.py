@@ -15,8 +15,9 @@ every variant alike), times with the wall clock:
 It reports the median of the repetitions at each N, the per-tool slope between the smallest and
 the largest N ((t_big - t_small) / (N_big - N_small)), which cancels what does not grow with
 the tools (dependencies' metadata, linking the runtime), and the ratio of ours to rmcp's slope
-(params / `#[input]`). `plain`, the user's code without a server, is the floor of the
-`#[input]` style; the last column is what `#[input]` adds to it over what rmcp adds.
+(params / `#[input]`). `plain`, the `#[input]` crate served by the least any server compiles
+per tool (generate.py), is the floor of that style; the last column is what `#[input]` adds
+above that floor over what rmcp adds above it.
 `expanded` is the per-tool slope of `cargo expand`'s line count.
 
 With --time-passes it instead builds each variant at the largest N with
@@ -41,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 VARIANTS = ("ours_params", "ours_input", "rmcp", "plain")
 LABELS = {"ours_params": "ours (params)", "ours_input": "ours (`#[input]`)", "rmcp": "rmcp 3.11",
-          "plain": "user code alone"}
+          "plain": "by hand (floor)"}
 METRICS = {
     "full": "full crate rebuild",
     "incr_same": "incremental build, edit in one tool's body (same length)",
@@ -198,12 +199,13 @@ def main():
             print(f"| {m} | {n} | " + " | ".join(spread(v) for v in variants) + " |")
     ours = [v for v in variants if v.startswith("ours")]
     ratio = "rmcp" in variants and ours
-    # What each server adds to the user's own code (the `#[input]` style's, which `plain` is).
+    # What each server adds above the floor (the `#[input]` style's, which `plain` serves).
     added = ratio and "plain" in variants and "ours_input" in variants
     print(f"\nper tool (slope between N = {lo} and N = {hi})\n")
-    print("| per tool | " + " | ".join(LABELS[v] for v in variants) + (" | ours ÷ rmcp |" if ratio else " |")
-          + (" | added to user code, `#[input]` ÷ rmcp |" if added else ""))
-    print("|---|" + "---:|" * (len(variants) + bool(ratio) + bool(added)))
+    columns = [LABELS[v] for v in variants] + ["ours ÷ rmcp"] * bool(ratio)
+    columns += ["above the floor, `#[input]` ÷ rmcp"] * bool(added)
+    print("| per tool | " + " | ".join(columns) + " |")
+    print("|---|" + "---:|" * len(columns))
     for m, label in list(METRICS.items()) + [("expanded", "expanded lines")]:
         unit = (lambda x: f"{x:.0f}") if m == "expanded" else (lambda x: f"{x * 1000:.0f} ms")
         row = f"| {label} | " + " | ".join(unit(slope[v][m]) for v in variants)
