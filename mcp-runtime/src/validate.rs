@@ -1042,12 +1042,13 @@ macro_rules! delegate {
     )*};
 }
 
-/// The error of a struct read from `value`, neither an object nor an array.
+/// The error of a struct read from `value`, not an object.
 fn not_a_struct(value: &Value, expected: &dyn de::Expected) -> serde_json::Error {
     let unexpected = match value {
         Value::Bool(b) => de::Unexpected::Bool(*b),
         Value::String(s) => de::Unexpected::Str(s),
         Value::Number(_) => de::Unexpected::Other("number"),
+        Value::Array(_) => de::Unexpected::Seq,
         _ => de::Unexpected::Unit,
     };
     de::Error::invalid_type(unexpected, expected)
@@ -1116,11 +1117,11 @@ impl<'de> de::Deserializer<'de> for Tracked<'_, 'de> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, serde_json::Error> {
-        // As `&Value` reads a struct: an object or an array, and nothing else (so that the
-        // visitor's other `visit_*` methods are not compiled for it).
+        // An object, and nothing else, so that no other `visit_*` method of a struct's visitor
+        // is compiled. (`&Value` also reads a struct from an array of its fields, but a struct
+        // whose schema schemars wrote admits only objects, so the arguments never hold one.)
         let result = match self.value {
             Value::Object(map) => visitor.visit_map(self.map(map)),
-            Value::Array(items) => visitor.visit_seq(self.seq(items)),
             other => Err(not_a_struct(other, &visitor)),
         };
         note(self.chain, self.failed, result)
@@ -1550,8 +1551,9 @@ mod tests {
         Pair { a: i64 },
     }
 
-    /// One deserializer reads everything `serde_json`'s `&Value` reads: map keys that are
-    /// numbers or booleans written as strings, enums as keys, structs from arrays.
+    /// One deserializer reads what `serde_json`'s `&Value` reads of arguments that passed
+    /// a schema schemars wrote: map keys that are numbers or booleans written as strings,
+    /// enums as keys, tuple structs from arrays; a struct only from an object.
     #[test]
     fn the_tracked_deserializer_reads_what_value_reads() {
         use std::collections::BTreeMap;
@@ -1574,14 +1576,14 @@ mod tests {
         assert_eq!(sides, BTreeMap::from([(Side::Left, 0.5)]));
         let pair: Pair = deserialize_args("t", &json!([1, "x"])).expect("readable");
         assert_eq!(pair, Pair(1, "x".into()));
-        let point: Point = deserialize_args("t", &json!([1, 2])).expect("readable");
+        let point: Point = deserialize_args("t", &json!({"x": 1, "y": 2})).expect("readable");
         assert_eq!(point, Point { x: 1, y: 2 });
         // Where a key is not the number the type wants, the path names it.
         let error = deserialize_args::<BTreeMap<u32, String>>("t", &json!({"x": "a"})).expect_err("unreadable");
         assert_eq!(error.message_str(), "Invalid arguments for tool t: x: does not match the schema (deserialize)");
         // A struct from a scalar is refused, not read through another visitor method.
-        for scalar in [json!(null), json!(true), json!(1), json!("p")] {
-            assert!(deserialize_args::<Point>("t", &scalar).is_err(), "{scalar}");
+        for other in [json!(null), json!(true), json!(1), json!("p"), json!([1, 2])] {
+            assert!(deserialize_args::<Point>("t", &other).is_err(), "{other}");
         }
     }
 

@@ -15,9 +15,9 @@ every variant alike), times with the wall clock:
 It reports the median of the repetitions at each N, the per-tool slope between the smallest and
 the largest N ((t_big - t_small) / (N_big - N_small)), which cancels what does not grow with
 the tools (dependencies' metadata, linking the runtime), and the ratio of ours to rmcp's slope
-(params / `#[input]`). `plain`, the `#[input]` crate served by the least any server compiles
-per tool (generate.py), is the floor of that style; the last column is what `#[input]` adds
-above that floor over what rmcp adds above it.
+(params / `#[input]`). `plain`, the `#[input]` crate's own code with no server (generate.py),
+is a lower bound under that style; the last column is what `#[input]` adds above it over
+what rmcp adds above it.
 `expanded` is the per-tool slope of `cargo expand`'s line count.
 
 With --time-passes it instead builds each variant at the largest N with
@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 VARIANTS = ("ours_params", "ours_input", "rmcp", "plain")
 LABELS = {"ours_params": "ours (params)", "ours_input": "ours (`#[input]`)", "rmcp": "rmcp 3.11",
-          "plain": "by hand (floor)"}
+          "plain": "user code alone"}
 METRICS = {
     "full": "full crate rebuild",
     "incr_same": "incremental build, edit in one tool's body (same length)",
@@ -199,11 +199,11 @@ def main():
             print(f"| {m} | {n} | " + " | ".join(spread(v) for v in variants) + " |")
     ours = [v for v in variants if v.startswith("ours")]
     ratio = "rmcp" in variants and ours
-    # What each server adds above the floor (the `#[input]` style's, which `plain` serves).
+    # What each server adds above the user's own code (the `#[input]` style's, which `plain` is).
     added = ratio and "plain" in variants and "ours_input" in variants
     print(f"\nper tool (slope between N = {lo} and N = {hi})\n")
     columns = [LABELS[v] for v in variants] + ["ours ÷ rmcp"] * bool(ratio)
-    columns += ["above the floor, `#[input]` ÷ rmcp"] * bool(added)
+    columns += ["above user code, `#[input]` ÷ rmcp"] * bool(added)
     print("| per tool | " + " | ".join(columns) + " |")
     print("|---|" + "---:|" * len(columns))
     for m, label in list(METRICS.items()) + [("expanded", "expanded lines")]:
