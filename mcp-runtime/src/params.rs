@@ -142,7 +142,7 @@ impl Reader {
         let Value::Object(map) = &*self.value else { return None };
         let name = self.params[i].name;
         let failed = if map.contains_key(name) {
-            match validate::deserialize_property(&self.value, name) {
+            match validate::deserialize_property(&self.value, Some(name)) {
                 Ok(value) => return Some(value),
                 Err(path) => (map.keys().position(|k| k == name).unwrap_or(0), path),
             }

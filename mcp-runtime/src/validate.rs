@@ -863,22 +863,18 @@ pub(crate) fn output_detail(validator: &jsonschema::Validator, value: &Value) ->
 /// read (the schema is looser than the type) are an `invalid_arguments` failure naming the
 /// path serde stopped at.
 pub(crate) fn deserialize_args<A: DeserializeOwned>(tool: &str, args: &Value) -> Result<A, ToolError> {
-    let mut out = None;
-    let read = read_tracked(args, None, &mut |tracked| {
-        out = Some(A::deserialize(tracked)?);
-        Ok(())
-    });
-    match out {
-        Some(value) => Ok(value),
-        None => Err(deserialize_failure(tool, read.err().unwrap_or_default())),
+    match deserialize_property(args, None) {
+        Ok(value) => Ok(value),
+        Err(path) => Err(deserialize_failure(tool, path)),
     }
 }
 
-/// Reads property `key` of the arguments object `args` (it is there) as [`deserialize_args`]
-/// reads an argument: an integral float is read as an integer. Else where serde stopped.
-pub(crate) fn deserialize_property<T: DeserializeOwned>(args: &Value, key: &str) -> Result<T, Vec<Seg>> {
+/// Reads property `key` of the arguments object `args` (it is there; the whole arguments
+/// without a key) as [`deserialize_args`] reads them: an integral float is read as an
+/// integer. Else where serde stopped.
+pub(crate) fn deserialize_property<T: DeserializeOwned>(args: &Value, key: Option<&str>) -> Result<T, Vec<Seg>> {
     let mut out = None;
-    let read = read_tracked(args, Some(key), &mut |tracked| {
+    let read = read_tracked(args, key, &mut |tracked| {
         out = Some(T::deserialize(tracked)?);
         Ok(())
     });
