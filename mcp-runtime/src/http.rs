@@ -23,12 +23,13 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
-use axum::extract::Request;
+use axum::extract::{ConnectInfo, Request};
 use axum::response::Response;
 use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use serde_json::value::RawValue;
@@ -71,6 +72,14 @@ struct Endpoint {
     /// Calls running at once, at most `max_in_flight`; past it a call is refused
     /// (`server_busy`, retryable).
     calls: Arc<tokio::sync::Semaphore>,
+    /// Listen streams open at once, at most `max_listens`: they take no call slot.
+    listens: Arc<tokio::sync::Semaphore>,
+    /// Request bodies being read at once.
+    bodies: tokio::sync::Semaphore,
+    /// Bytes of sent SSE events kept for replay, over every session.
+    replay: Arc<AtomicUsize>,
+    /// When each source of refused requests was last logged: one WARN a minute each.
+    warned: Mutex<HashMap<String, Instant>>,
 }
 
 /// A session over HTTP: its state, and its request streams kept for resumption.
@@ -78,6 +87,9 @@ struct HttpSession {
     /// The binding of the principal that opened it (`principal::binding`): a request of
     /// another principal does not find it.
     owner: String,
+    /// Who holds it, for the cap on sessions per client: the principal, or the address of an
+    /// unauthenticated caller.
+    client: Box<str>,
     state: Arc<State>,
     /// Messages outside any request (resource updates), read by the standalone stream.
     standalone: Arc<Outbox>,
@@ -100,12 +112,21 @@ struct StreamLog {
     generation: AtomicU64,
 }
 
-/// A stream's events, the last [`REPLAY_EVENTS`] of them.
+/// A stream's events, the last [`REPLAY_EVENTS`] of them, within the replay budgets once sent.
 struct Events {
     kept: VecDeque<Event>,
     next_seq: u64,
     /// When the call was answered (or ended unanswered): the stream is complete.
     ended: Option<Instant>,
+    /// Bytes of `kept`, counted in the endpoint's total too (given back on drop).
+    bytes: usize,
+    total: Arc<AtomicUsize>,
+}
+
+impl Drop for Events {
+    fn drop(&mut self) {
+        self.total.fetch_sub(self.bytes, Ordering::Relaxed);
+    }
 }
 
 struct Event {
@@ -163,6 +184,10 @@ impl Server {
             stopping: tokio::sync::watch::channel(false).0,
             reaper: std::sync::Once::new(),
             calls: Arc::new(tokio::sync::Semaphore::new(self.shared.options.max_in_flight)),
+            listens: Arc::new(tokio::sync::Semaphore::new(self.shared.options.http.max_listens)),
+            bodies: tokio::sync::Semaphore::new(self.shared.options.http.max_bodies),
+            replay: Arc::new(AtomicUsize::new(0)),
+            warned: Mutex::new(HashMap::new()),
         }
     }
 
@@ -179,9 +204,35 @@ impl Server {
     /// Serves Streamable HTTP at `http://<addr>/mcp` until SIGINT or SIGTERM. Then it stops
     /// accepting, lets requests in progress finish within the shutdown grace, and returns.
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), Error> {
+        self.serve_http_with(addr, |mcp| mcp).await
+    }
+
+    /// Serves Streamable HTTP at `http://<addr>/mcp` as [`Server::serve_http`] does, with
+    /// `wrap` applied to the MCP route first: your middleware in front of it (your own
+    /// authentication inserting a [`Principal`], a request log), served with the server's
+    /// connection limits and timeouts.
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcp_runtime::Server) -> Result<(), mcp_runtime::Error> {
+    /// use axum::middleware::{self, Next};
+    /// use mcp_runtime::Principal;
+    ///
+    /// async fn who(mut request: axum::extract::Request, next: Next) -> axum::response::Response {
+    ///     // Your check of the caller goes here.
+    ///     request.extensions_mut().insert(Principal::new("user-42").with_scopes(["notes:read"]));
+    ///     next.run(request).await
+    /// }
+    /// server.serve_http_with("127.0.0.1:8080", |mcp| mcp.layer(middleware::from_fn(who))).await
+    /// # }
+    /// ```
+    pub async fn serve_http_with(
+        self,
+        addr: impl tokio::net::ToSocketAddrs,
+        wrap: impl FnOnce(axum::Router) -> axum::Router,
+    ) -> Result<(), Error> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         tracing::info!(address = %listener.local_addr()?, stateless = self.shared.options.http.stateless, "serving MCP over HTTP at /mcp");
-        self.serve_http_on(listener, crate::server::shutdown_signal()).await
+        self.serve_listener(listener, crate::server::shutdown_signal(), wrap).await
     }
 
     /// Serves Streamable HTTP at `/mcp` on a bound listener until `shutdown` resolves, then
@@ -191,59 +242,118 @@ impl Server {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), Error> {
+        self.serve_listener(listener, shutdown, |mcp| mcp).await
+    }
+
+    /// The accept loop: each connection gets the header timeout (and as long between its
+    /// requests), at most `max_connections` are open at once (further ones wait in the
+    /// listen backlog), and each request carries the peer's address (`ConnectInfo`).
+    async fn serve_listener(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+        wrap: impl FnOnce(axum::Router) -> axum::Router,
+    ) -> Result<(), Error> {
         let endpoint = Arc::new(self.endpoint());
-        let app =
-            axum::Router::new().nest("/mcp", Self::router_with(Arc::clone(&endpoint))).merge(self.well_known_router());
-        let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
-        let signalled = {
-            let endpoint = Arc::clone(&endpoint);
-            async move {
-                shutdown.await;
-                tracing::info!("shutting down: no new connections; requests in progress may finish");
-                endpoint.stopping.send_replace(true);
-                let _ = stopped_tx.send(());
-            }
-        };
-        let serve = axum::serve(listener, app).with_graceful_shutdown(signalled);
-        let grace = self.shared.options.http.shutdown_grace;
-        let overdue = async move {
-            if stopped_rx.await.is_ok() {
-                tokio::time::sleep(grace).await;
-            } else {
-                std::future::pending::<()>().await;
-            }
-        };
-        let result = tokio::select! {
-            served = serve => served.map_err(Error::from),
-            () = overdue => {
+        let app = axum::Router::new()
+            .nest("/mcp", wrap(Self::router_with(Arc::clone(&endpoint))))
+            .merge(self.well_known_router());
+        let options = &self.shared.options.http;
+        let open = Arc::new(tokio::sync::Semaphore::new(options.max_connections));
+        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+        let mut http1 = hyper::server::conn::http1::Builder::new();
+        http1.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(options.header_timeout);
+        tokio::pin!(shutdown);
+        let mut last_error: Option<Instant> = None;
+        loop {
+            let permit = tokio::select! {
+                permit = Arc::clone(&open).acquire_owned() => permit,
+                () = &mut shutdown => break,
+            };
+            let Ok(permit) = permit else { break };
+            let (stream, peer) = tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        // Out of file descriptors, most often: wait for some to close.
+                        if last_error.is_none_or(|at| at.elapsed() > Duration::from_secs(60)) {
+                            tracing::warn!(error = %e, "accepting a connection failed; retrying (lower ServerBuilder::max_connections below the file limit)");
+                            last_error = Some(Instant::now());
+                        }
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+                () = &mut shutdown => break,
+            };
+            let _ = stream.set_nodelay(true);
+            let app = app.clone();
+            let service = hyper::service::service_fn(move |mut request: http::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(peer));
+                let mut app = app.clone();
+                async move { tower_service::Service::call(&mut app, request).await }
+            });
+            let connection = graceful.watch(http1.serve_connection(hyper_util::rt::TokioIo::new(stream), service));
+            tokio::spawn(async move {
+                let _permit = permit;
+                if let Err(e) = connection.await {
+                    tracing::debug!(error = %e, %peer, "connection ended with an error");
+                }
+            });
+        }
+        drop(listener);
+        tracing::info!("shutting down: no new connections; requests in progress may finish");
+        endpoint.stopping.send_replace(true);
+        let grace = options.shutdown_grace;
+        tokio::select! {
+            () = graceful.shutdown() => {}
+            () = tokio::time::sleep(grace) => {
                 tracing::warn!(?grace, "shutdown grace over; closing the connections left");
-                Ok(())
             }
-        };
-        result
+        }
+        Ok(())
     }
 }
 
-/// Ends sessions idle past the limit, once a minute.
+/// Ends sessions idle past the limit (checked twice per idle period, at most once a minute),
+/// and lets go of request streams complete for longer than their retention.
 async fn reap(endpoint: std::sync::Weak<Endpoint>) {
     loop {
-        tokio::time::sleep(Duration::from_secs(60)).await;
+        let idle = match endpoint.upgrade() {
+            Some(endpoint) => endpoint.shared.options.http.session_idle,
+            None => return,
+        };
+        tokio::time::sleep((idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(60))).await;
         let Some(endpoint) = endpoint.upgrade() else { return };
-        let idle = endpoint.shared.options.http.session_idle;
-        let mut sessions = endpoint.sessions();
-        let before = sessions.len();
-        sessions.retain(|_, s| s.idle_for() < idle || s.busy());
-        if sessions.len() < before {
-            tracing::debug!(ended = before - sessions.len(), "idle sessions ended");
+        let mut ended = Vec::new();
+        {
+            let mut sessions = endpoint.sessions();
+            sessions.retain(|_, s| {
+                let keep = s.idle_for() < idle || s.busy();
+                if keep {
+                    s.prune_streams();
+                } else {
+                    ended.push(Arc::clone(s));
+                }
+                keep
+            });
+        }
+        if !ended.is_empty() {
+            tracing::debug!(ended = ended.len(), "idle sessions ended");
+        }
+        // Dropped outside the lock: their buffers are freed here.
+        for session in ended {
+            session.end();
         }
     }
 }
 
 impl HttpSession {
-    fn new(owner: String) -> Self {
-        let standalone = Arc::new(Outbox::default());
+    fn new(owner: String, client: Box<str>, options: &crate::server::HttpOptions) -> Self {
+        let standalone = Arc::new(Outbox::coalescing(options.max_detached_notifications));
         HttpSession {
             owner,
+            client,
             state: Arc::new(State::with_standalone(Arc::clone(&standalone))),
             standalone,
             last_used: Mutex::new(Instant::now()),
@@ -260,17 +370,20 @@ impl HttpSession {
         lock(&self.last_used).elapsed()
     }
 
-    /// A new request stream, after dropping the ones past their retention.
     /// A new request stream whose first event is the priming one (an id to resume from, and
     /// how long to wait first); streams complete for longer than the retention are dropped.
-    fn open_stream(&self, outbox: Arc<Outbox>, retry_ms: u64) -> Arc<StreamLog> {
+    fn open_stream(&self, outbox: Arc<Outbox>, endpoint: &Endpoint) -> Arc<StreamLog> {
         let id = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let retry_ms = endpoint.shared.options.http.retry_ms;
         let priming =
             Event { seq: 0, bytes: Bytes::from(format!("id: {id}-0\nretry: {retry_ms}\ndata: \n\n")), last: false };
-        let events = Events { kept: VecDeque::from([priming]), next_seq: 1, ended: None };
+        let total = Arc::clone(&endpoint.replay);
+        total.fetch_add(priming.bytes.len(), Ordering::Relaxed);
+        let events =
+            Events { bytes: priming.bytes.len(), kept: VecDeque::from([priming]), next_seq: 1, ended: None, total };
         let log = Arc::new(StreamLog { id, outbox, events: Mutex::new(events), generation: AtomicU64::new(0) });
+        self.prune_streams();
         let mut streams = lock(&self.streams);
-        streams.retain(|_, s| lock(&s.events).ended.is_none_or(|at| at.elapsed() < STREAM_RETENTION));
         if streams.len() >= MAX_STREAMS {
             // The oldest goes: ids grow, so it has the smallest.
             if let Some(oldest) = streams.keys().min().copied() {
@@ -281,14 +394,49 @@ impl HttpSession {
         log
     }
 
-    /// Whether a call of this session is still running (its stream is not complete).
+    /// Drops the request streams complete for longer than the retention, read or not.
+    fn prune_streams(&self) {
+        lock(&self.streams).retain(|_, s| s.outbox.finished().is_none_or(|at| at.elapsed() < STREAM_RETENTION));
+    }
+
+    /// Whether a request of this session runs or waits (its answer is not queued yet); an
+    /// answer no one reads does not keep it busy.
     fn busy(&self) -> bool {
-        lock(&self.streams).values().any(|s| lock(&s.events).ended.is_none())
+        self.state.running()
+    }
+
+    /// The session ended (DELETE, idle, evicted): its calls are cancelled, its streams let go.
+    fn end(&self) {
+        self.state.cancel_all();
+        lock(&self.streams).clear();
     }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The key of the session used least recently among those that run no request (of `client`
+/// only, when given); `None` when each runs one.
+fn least_recently_used(sessions: &HashMap<Box<str>, Arc<HttpSession>>, client: Option<&str>) -> Option<Box<str>> {
+    sessions
+        .iter()
+        .filter(|(_, s)| client.is_none_or(|c| *s.client == *c) && !s.busy())
+        .max_by_key(|(_, s)| s.idle_for())
+        .map(|(key, _)| key.clone())
+}
+
+/// 400 for an `MCP-Protocol-Version` this server does not speak, naming those it does.
+fn unsupported_version(id: Option<&RawValue>, version: &str) -> Response {
+    refuse(
+        StatusCode::BAD_REQUEST,
+        id,
+        -32600,
+        &format!(
+            "Bad request: unsupported MCP-Protocol-Version {version:?}; supported: {}",
+            LEGACY_VERSIONS.iter().chain(&MODERN_VERSIONS).copied().collect::<Vec<_>>().join(", ")
+        ),
+    )
 }
 
 /// An HTTP error response: status, and a JSON-RPC error body with the request's id, or
@@ -327,16 +475,26 @@ fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 }
 
 /// The host of a `Host` value or an authority: `[::1]:8080` → `::1`, `Example.com:1` →
-/// `example.com`.
-fn host_of(authority: &str) -> String {
+/// `example.com`. `None` when it is not one: an IPv6 host is `[v6]` or `[v6]:port`, nothing
+/// else after the bracket.
+fn host_of(authority: &str) -> Option<String> {
+    let is_port = |port: &str| port.bytes().all(|b| b.is_ascii_digit());
     let host = if let Some(rest) = authority.strip_prefix('[') {
-        rest.split(']').next().unwrap_or(rest)
+        let (host, after) = rest.split_once(']')?;
+        if !(after.is_empty() || after.strip_prefix(':').is_some_and(is_port)) {
+            return None;
+        }
+        host
     } else {
-        authority
-            .rsplit_once(':')
-            .map_or(authority, |(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { authority })
+        authority.rsplit_once(':').map_or(authority, |(h, port)| if is_port(port) { h } else { authority })
     };
-    host.to_ascii_lowercase()
+    Some(host.to_ascii_lowercase())
+}
+
+/// The address a request came from, when the server that runs the router records it
+/// ([`Server::serve_http`] does; behind your own, `into_make_service_with_connect_info`).
+fn peer_of(request: &http::request::Parts) -> Option<std::net::IpAddr> {
+    request.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip())
 }
 
 impl Endpoint {
@@ -351,6 +509,13 @@ impl Endpoint {
         let options = &self.shared.options.http;
         if let Some(refused) = self.check_origin(&request) {
             return refused;
+        }
+        if matches!(*request.method(), Method::GET | Method::DELETE)
+            && let Some(version) = header_str(request.headers(), VERSION_HEADER)
+            && !LEGACY_VERSIONS.contains(&version)
+            && !MODERN_VERSIONS.contains(&version)
+        {
+            return unsupported_version(None, version);
         }
         let mut request = request;
         if let Some(auth) = &options.authorization {
@@ -379,35 +544,64 @@ impl Endpoint {
         let authority = header_str(headers, header::HOST.as_str())
             .map(str::to_owned)
             .or_else(|| request.uri().authority().map(|a| a.as_str().to_owned()));
-        let host_ok = |host: &str| options.allowed_hosts.iter().any(|h| h.eq_ignore_ascii_case(host) || h == "*");
+        let host_ok = |host: Option<String>| {
+            host.is_some_and(|host| options.allowed_hosts.iter().any(|h| h.eq_ignore_ascii_case(&host) || h == "*"))
+        };
         let Some(authority) = authority else {
             return Some(refuse(StatusCode::BAD_REQUEST, None, -32600, "Bad request: no Host header"));
         };
-        if !host_ok(&host_of(&authority)) {
-            tracing::warn!(host = %authority, "refused a request for a host that is not allowed (DNS rebinding protection); allow it with ServerBuilder::allowed_hosts");
+        if !host_ok(host_of(&authority)) {
+            if self.first_warning(request, &authority) {
+                tracing::warn!(host = %authority, "refused a request for a host that is not allowed (DNS rebinding protection); allow it with ServerBuilder::allowed_hosts (further refusals from this source are not logged for a minute)");
+            }
             return Some(refuse(StatusCode::FORBIDDEN, None, -32600, "Forbidden: Host not allowed"));
         }
         if let Some(origin) = header_str(headers, header::ORIGIN.as_str()) {
+            let origin_host = origin.split_once("://").map(|(_, rest)| host_of(rest.split('/').next().unwrap_or(rest)));
             let allowed = if options.allowed_origins.is_empty() {
-                origin
-                    .split_once("://")
-                    .is_some_and(|(_, rest)| host_ok(&host_of(rest.split('/').next().unwrap_or(rest))))
+                origin_host.is_some_and(host_ok)
             } else {
                 options.allowed_origins.iter().any(|o| {
                     o.eq_ignore_ascii_case(origin)
                         || (!o.contains("://")
-                            && origin.split_once("://").is_some_and(|(_, rest)| host_of(rest).eq_ignore_ascii_case(o)))
+                            && origin_host.as_ref().is_some_and(|h| h.as_deref().is_some_and(|h| h.eq_ignore_ascii_case(o))))
                 })
             };
             if !allowed {
-                tracing::warn!(
-                    origin,
-                    "refused a request from an origin that is not allowed; allow it with ServerBuilder::allowed_origins"
-                );
+                if self.first_warning(request, origin) {
+                    tracing::warn!(
+                        origin,
+                        "refused a request from an origin that is not allowed; allow it with ServerBuilder::allowed_origins (further refusals from this source are not logged for a minute)"
+                    );
+                }
                 return Some(refuse(StatusCode::FORBIDDEN, None, -32600, "Forbidden: Origin not allowed"));
             }
         }
         None
+    }
+
+    /// Whether a refusal from this source (the caller's address, else the refused value) is
+    /// the first in a minute: a client cannot flood the log.
+    fn first_warning(&self, request: &Request, value: &str) -> bool {
+        const QUIET: Duration = Duration::from_secs(60);
+        let source = match request.extensions().get::<ConnectInfo<SocketAddr>>() {
+            Some(ConnectInfo(addr)) => addr.ip().to_string(),
+            None => value.chars().take(256).collect(),
+        };
+        let now = Instant::now();
+        let mut warned = lock(&self.warned);
+        if warned.len() >= 4096 {
+            warned.retain(|_, at| now.duration_since(*at) < QUIET);
+        }
+        match warned.get(&source) {
+            Some(at) if now.duration_since(*at) < QUIET => false,
+            // Full of sources seen within the minute: log no more of them until it passes.
+            None if warned.len() >= 4096 => false,
+            _ => {
+                warned.insert(source, now);
+                true
+            }
+        }
     }
 
     async fn post(self: Arc<Self>, request: Request) -> Response {
@@ -416,15 +610,12 @@ impl Endpoint {
         if let Some(refused) = refuse_post_headers(&parts.headers) {
             return refused;
         }
-        let Ok(bytes) = axum::body::to_bytes(body, options.max_body_bytes).await else {
-            return refuse(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                None,
-                -32600,
-                &format!("Payload too large: a message is at most {} bytes", options.max_body_bytes),
-            );
+        let bytes = match self.read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(refused) => return *refused,
         };
         // The ladder's JSON-RPC rungs: what the message is, and its id; then its era.
+        let mut listen = false;
         let (id, is_request, initialize, modern) = match jsonrpc::parse(&bytes) {
             Incoming::ParseError => return refuse_unreadable(-32700, "Parse error"),
             Incoming::Invalid { id: None, message } => return refuse_unreadable(-32600, &message),
@@ -436,6 +627,7 @@ impl Endpoint {
                     Ok(era) => era == Era::Modern,
                     Err(e) => return refuse_with(StatusCode::BAD_REQUEST, Some(id), &e),
                 };
+                listen = method == "subscriptions/listen";
                 (Some(id.to_owned()), true, method == "initialize", modern)
             }
             Incoming::Notification { .. } | Incoming::Response { .. } => {
@@ -448,21 +640,13 @@ impl Endpoint {
             && let Some(version) = header_str(&parts.headers, VERSION_HEADER)
             && !LEGACY_VERSIONS.contains(&version)
         {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                id.as_deref(),
-                -32600,
-                &format!(
-                    "Bad request: unsupported MCP-Protocol-Version {version:?}; supported: {}",
-                    LEGACY_VERSIONS.iter().chain(&MODERN_VERSIONS).copied().collect::<Vec<_>>().join(", ")
-                ),
-            );
+            return unsupported_version(id.as_deref(), version);
         }
         // A modern message belongs to no session: an `Mcp-Session-Id` is ignored, none is minted.
         let (session, minted) = if modern {
             (None, None)
         } else {
-            match self.session_for(&parts.headers, parts.extensions.get::<Principal>(), initialize, id.as_deref()) {
+            match self.session_for(&parts, initialize, id.as_deref()) {
                 Ok(found) => found,
                 Err(refused) => return *refused,
             }
@@ -474,7 +658,9 @@ impl Endpoint {
         let outbox = Arc::new(Outbox::default());
         let channel = Channel::new(Some(Arc::clone(&outbox)), Some(Arc::new(parts)));
         let view = Arc::new(Session::new(Arc::clone(&self.shared), state, channel, Some(self.stopping.subscribe())));
-        let slot = Arc::clone(&self.calls).try_acquire_owned().ok();
+        // A listen waits for changes, not for the server: it takes a listen slot, not a call's.
+        let slots = if listen { &self.listens } else { &self.calls };
+        let slot = Arc::clone(slots).try_acquire_owned().ok();
         let admit = Admit { answer: true, run: slot.is_some(), refuse: true };
         // Closing a modern request's response is its cancellation: this guard goes with the
         // response, and cancels the call when it is dropped before the call ends.
@@ -499,7 +685,7 @@ impl Endpoint {
         };
         let mut response = if is_request {
             let resumable = session.as_deref().filter(|_| !options.stateless);
-            answer(outbox, resumable, options.retry_ms, modern, guard).await
+            answer(outbox, resumable.map(|s| (s, &*self)), modern, guard).await
         } else {
             // A notification or a response: accepted, nothing to answer.
             status_only(StatusCode::ACCEPTED)
@@ -510,12 +696,39 @@ impl Endpoint {
         response
     }
 
+    /// The request's body, read within the body timeout while a body slot is free: 413 past
+    /// the size cap, 408 past the timeout (its bytes are freed at once).
+    async fn read_body(&self, body: Body) -> Result<Bytes, Box<Response>> {
+        let options = &self.shared.options.http;
+        let read = async {
+            let _turn = self.bodies.acquire().await;
+            axum::body::to_bytes(body, options.max_body_bytes).await
+        };
+        match tokio::time::timeout(options.body_timeout, read).await {
+            Ok(Ok(bytes)) => Ok(bytes),
+            Ok(Err(_)) => Err(Box::new(refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                None,
+                -32600,
+                &format!("Payload too large: a message is at most {} bytes", options.max_body_bytes),
+            ))),
+            Err(_) => Err(Box::new(refuse(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                -32600,
+                &format!(
+                    "Request timeout: the body did not arrive within {} ms; send it whole, then retry",
+                    options.body_timeout.as_millis()
+                ),
+            ))),
+        }
+    }
+
     /// The session a POST belongs to: minted by `initialize` (its id to send back), required
     /// afterwards; a throwaway one when stateless.
     fn session_for(
         &self,
-        headers: &HeaderMap,
-        principal: Option<&Principal>,
+        parts: &http::request::Parts,
         initialize: bool,
         id: Option<&RawValue>,
     ) -> Result<Found, Box<Response>> {
@@ -523,25 +736,62 @@ impl Endpoint {
         if options.stateless {
             return Ok((None, None));
         }
-        if initialize {
-            let mut sessions = self.sessions();
-            if sessions.len() >= options.max_sessions {
-                drop(sessions);
-                tracing::warn!(max = options.max_sessions, "refused initialize: too many live sessions");
-                return Err(Box::new(refuse(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    id,
-                    -32000,
-                    "Service unavailable: too many live sessions; retry later",
-                )));
-            }
-            let key = session_id();
-            let session = Arc::new(HttpSession::new(principal::binding(principal)));
-            sessions.insert(key.clone().into(), Arc::clone(&session));
-            return Ok((Some(session), Some(key)));
+        let principal = parts.extensions.get::<Principal>();
+        if !initialize {
+            return Ok((Some(self.session_of(&parts.headers, principal, id)?), None));
         }
-        let session = self.session_of(headers, principal, id)?;
-        Ok((Some(session), None))
+        let owner = principal::binding(principal);
+        let client: Box<str> = match (principal, peer_of(parts)) {
+            (Some(_), _) => format!("principal {owner}").into(),
+            (None, Some(ip)) => format!("address {ip}").into(),
+            (None, None) => "".into(),
+        };
+        let evicted;
+        let mut ended = None;
+        let session = Arc::new(HttpSession::new(owner, client, options));
+        let key = session_id();
+        {
+            let mut sessions = self.sessions();
+            // One client's sessions make room among themselves; past the cap on all of them,
+            // the least recently used goes. A session that runs a request is never ended.
+            let mine = sessions.values().filter(|s| s.client == session.client).count();
+            evicted = if mine >= options.max_sessions_per_client {
+                Some(least_recently_used(&sessions, Some(&session.client)))
+            } else if sessions.len() >= options.max_sessions {
+                Some(least_recently_used(&sessions, None))
+            } else {
+                None
+            };
+            match &evicted {
+                Some(None) => {
+                    drop(sessions);
+                    let per_client = mine >= options.max_sessions_per_client;
+                    tracing::warn!(
+                        max = if per_client { options.max_sessions_per_client } else { options.max_sessions },
+                        per_client,
+                        "refused initialize: every session runs a request"
+                    );
+                    return Err(Box::new(refuse(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        id,
+                        -32000,
+                        if per_client {
+                            "Service unavailable: this client's sessions are all busy; end one (DELETE) or retry later"
+                        } else {
+                            "Service unavailable: too many live sessions; retry later"
+                        },
+                    )));
+                }
+                Some(Some(old)) => ended = sessions.remove(old),
+                None => {}
+            }
+            sessions.insert(key.clone().into(), Arc::clone(&session));
+        }
+        if let Some(old) = ended {
+            old.end();
+            tracing::debug!(client = %old.client, "ended the least recently used idle session to make room");
+        }
+        Ok((Some(session), Some(key)))
     }
 
     /// GET: the session's standalone stream, or a request stream resumed after
@@ -564,21 +814,26 @@ impl Endpoint {
         };
         session.touch();
         if let Some(last) = header_str(headers, LAST_EVENT_HEADER) {
-            let resumed = last
-                .split_once('-')
-                .and_then(|(stream, seq)| Some((stream.parse::<u64>().ok()?, seq.parse::<u64>().ok()?)));
-            let Some((stream, after)) = resumed else {
+            let Some((stream, next)) = event_id(last) else {
                 return refuse(
                     StatusCode::BAD_REQUEST,
                     None,
                     -32600,
-                    "Bad request: Last-Event-ID is not an event id of this server",
+                    "Bad request: Last-Event-ID is not an event id of this server (`<stream>-<seq>`, as its events carry)",
                 );
             };
             let Some(log) = lock(&session.streams).get(&stream).cloned() else {
                 return refuse(StatusCode::NOT_FOUND, None, -32001, "Stream not found: it ended or expired");
             };
-            return sse(resumable(log, after + 1));
+            if !log.replayable_from(next) {
+                return refuse(
+                    StatusCode::NOT_FOUND,
+                    None,
+                    -32001,
+                    "Stream not found: the events after that id are no longer kept (past the replay budget); send the request again",
+                );
+            }
+            return sse(resumable(log, next, self.replay_budget()));
         }
         // The standalone stream: the session's messages outside any request (resource
         // updates it subscribed to), and keep-alive comments; it ends when the session does
@@ -617,18 +872,30 @@ impl Endpoint {
         sse(Body::from_stream(body))
     }
 
+    /// The replay budgets: per stream, and the process's total with what it holds now.
+    fn replay_budget(&self) -> Budget {
+        let options = &self.shared.options.http;
+        Budget { per_stream: options.replay_bytes_per_stream, total: options.replay_bytes_total }
+    }
+
     fn delete(&self, request: &Request) -> Response {
         let Some(key) = header_str(request.headers(), SESSION_HEADER) else {
             return refuse(StatusCode::BAD_REQUEST, None, -32600, "Bad request: Mcp-Session-Id header is required");
         };
         let owner = principal::binding(request.extensions().get::<Principal>());
         let mut sessions = self.sessions();
-        match sessions.get(key) {
-            Some(session) if session.owner == owner => {
-                sessions.remove(key);
+        let ended = match sessions.get(key) {
+            Some(session) if session.owner == owner => sessions.remove(key),
+            _ => None,
+        };
+        drop(sessions);
+        match ended {
+            Some(session) => {
+                // Its calls stop now and give back their slots.
+                session.end();
                 status_only(StatusCode::OK)
             }
-            _ => refuse(StatusCode::NOT_FOUND, None, -32001, "Session not found"),
+            None => refuse(StatusCode::NOT_FOUND, None, -32001, "Session not found"),
         }
     }
 
@@ -724,8 +991,7 @@ fn session_id() -> String {
 /// keep their HTTP status (-32601 is 404, -32021 is 400); `guard` rides with the response.
 async fn answer(
     outbox: Arc<Outbox>,
-    session: Option<&HttpSession>,
-    retry_ms: u64,
+    session: Option<(&HttpSession, &Endpoint)>,
     modern: bool,
     guard: Option<CancelOnDrop>,
 ) -> Response {
@@ -744,7 +1010,9 @@ async fn answer(
             Some(Kind::Unanswered) => return sse(Body::empty()),
             Some(Kind::Notification | Kind::Pause) => {
                 return sse(match session {
-                    Some(session) => resumable(session.open_stream(outbox, retry_ms), 0),
+                    Some((session, endpoint)) => {
+                        resumable(session.open_stream(outbox, endpoint), 0, endpoint.replay_budget())
+                    }
                     None => plain(outbox, guard),
                 });
             }
@@ -915,9 +1183,38 @@ fn trimmed(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\n").unwrap_or(line)
 }
 
+/// How many bytes of sent events may be kept for replay: per stream, and in the process.
+#[derive(Clone, Copy)]
+struct Budget {
+    per_stream: usize,
+    total: usize,
+}
+
+/// `<stream>-<seq>` as this server writes event ids: the stream and the next event to send.
+/// Digits only; an id past the last one there can be is not an id of this server.
+fn event_id(last: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = last.split_once('-')?;
+    let number = |digits: &str| {
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse::<u64>().ok()
+    };
+    Some((number(stream)?, number(seq)?.checked_add(1)?))
+}
+
+impl StreamLog {
+    /// Whether every event from `next` on is still kept or yet to come.
+    fn replayable_from(&self, next: u64) -> bool {
+        let events = lock(&self.events);
+        events.kept.front().map_or(events.next_seq, |e| e.seq) <= next
+    }
+}
+
 /// An attachment to a resumable stream, from event `next` on: it replays what is kept, then
-/// follows the call, until its last event, a pause, or a newer attachment.
-fn resumable(log: Arc<StreamLog>, next: u64) -> Body {
+/// follows the call, until its last event, a pause, or a newer attachment. Once sent, events
+/// past the replay budget are let go.
+fn resumable(log: Arc<StreamLog>, next: u64, budget: Budget) -> Body {
     let mine = log.generation.fetch_add(1, Ordering::AcqRel) + 1;
     // An older attachment waiting for lines wakes, sees it is replaced, and passes the wake on.
     log.outbox.wake();
@@ -945,6 +1242,7 @@ fn resumable(log: Arc<StreamLog>, next: u64) -> Body {
                         break;
                     }
                 }
+                events.let_go(next, budget);
                 // Nothing left to send: the call ended, or paused this attachment.
                 let drained = next >= events.next_seq;
                 (batch, end || (drained && (paused || events.ended.is_some())))
@@ -961,6 +1259,33 @@ fn resumable(log: Arc<StreamLog>, next: u64) -> Body {
     Body::from_stream(body)
 }
 
+impl Events {
+    fn push(&mut self, event: Event) {
+        self.bytes += event.bytes.len();
+        self.total.fetch_add(event.bytes.len(), Ordering::Relaxed);
+        self.kept.push_back(event);
+    }
+
+    fn pop(&mut self) {
+        if let Some(event) = self.kept.pop_front() {
+            self.bytes -= event.bytes.len();
+            self.total.fetch_sub(event.bytes.len(), Ordering::Relaxed);
+        }
+    }
+
+    /// Lets go of the oldest events sent (those before `sent`) while the stream or the process
+    /// keeps more than its budget, or the stream more than [`REPLAY_EVENTS`].
+    fn let_go(&mut self, sent: u64, budget: Budget) {
+        while self.kept.front().is_some_and(|e| e.seq < sent)
+            && (self.bytes > budget.per_stream
+                || self.total.load(Ordering::Relaxed) > budget.total
+                || self.kept.len() > REPLAY_EVENTS)
+        {
+            self.pop();
+        }
+    }
+}
+
 /// Moves the outbox's lines into the stream's events, up to a pause (which ends the
 /// attachment reading now; the lines after it wait for the next one). Whether it paused.
 fn pump(log: &StreamLog, events: &mut Events) -> bool {
@@ -971,10 +1296,7 @@ fn pump(log: &StreamLog, events: &mut Events) -> bool {
             Kind::Notification => (frame(log.id, events.next_seq, &line.bytes), false),
             Kind::Answer => (frame(log.id, events.next_seq, &line.bytes), true),
         };
-        if events.kept.len() >= REPLAY_EVENTS {
-            events.kept.pop_front();
-        }
-        events.kept.push_back(Event { seq: events.next_seq, bytes, last });
+        events.push(Event { seq: events.next_seq, bytes, last });
         events.next_seq += 1;
         if last {
             events.ended = Some(Instant::now());
@@ -994,10 +1316,27 @@ mod tests {
 
     #[test]
     fn hosts_are_read_without_their_port() {
-        assert_eq!(host_of("localhost:3000"), "localhost");
-        assert_eq!(host_of("[::1]:8080"), "::1");
-        assert_eq!(host_of("Example.COM"), "example.com");
-        assert_eq!(host_of("127.0.0.1"), "127.0.0.1");
+        assert_eq!(host_of("localhost:3000").as_deref(), Some("localhost"));
+        assert_eq!(host_of("[::1]:8080").as_deref(), Some("::1"));
+        assert_eq!(host_of("[::1]").as_deref(), Some("::1"));
+        assert_eq!(host_of("Example.COM").as_deref(), Some("example.com"));
+        assert_eq!(host_of("127.0.0.1").as_deref(), Some("127.0.0.1"));
+        // Anything after the bracket but a port is not a host.
+        assert_eq!(host_of("[::1]evil.com"), None);
+        assert_eq!(host_of("[::1]:80x"), None);
+        assert_eq!(host_of("[::1"), None);
+    }
+
+    #[test]
+    fn event_ids_are_read_strictly() {
+        assert_eq!(event_id("3-0"), Some((3, 1)));
+        assert_eq!(event_id("12-255"), Some((12, 256)));
+        assert_eq!(event_id("1-18446744073709551615"), None, "no event follows the last id");
+        assert_eq!(event_id("+1-+0"), None);
+        assert_eq!(event_id("1-"), None);
+        assert_eq!(event_id("-1"), None);
+        assert_eq!(event_id("1-2-3"), None);
+        assert_eq!(event_id("99999999999999999999-1"), None);
     }
 
     #[test]

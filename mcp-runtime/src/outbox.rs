@@ -10,6 +10,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
+use std::time::Instant;
 
 use tokio::sync::Notify;
 
@@ -40,6 +41,10 @@ pub(crate) enum Kind {
 pub(crate) struct Outbox {
     inner: Mutex<Inner>,
     ready: Notify,
+    /// For a session's standalone messages, which may wait long for a reader: a notification
+    /// identical to one waiting is not queued again (list changes and resource updates say
+    /// the same thing twice), and at most this many wait.
+    coalesce: Option<usize>,
 }
 
 #[derive(Default)]
@@ -48,6 +53,9 @@ struct Inner {
     bytes: usize,
     /// Notifications dropped since the last report.
     dropped: u64,
+    /// When the answer (or the end of an unanswered call) was queued: nothing follows it,
+    /// whether or not anyone reads it.
+    finished: Option<Instant>,
 }
 
 impl Inner {
@@ -61,6 +69,12 @@ impl Inner {
 }
 
 impl Outbox {
+    /// An outbox for messages outside any request, read when a client attaches: identical
+    /// notifications are coalesced, and at most `max` wait.
+    pub(crate) fn coalescing(max: usize) -> Self {
+        Outbox { coalesce: Some(max), ..Outbox::default() }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -70,6 +84,7 @@ impl Outbox {
         let mut inner = self.lock();
         inner.bytes += bytes.len();
         inner.lines.push_back(Line { bytes, kind: Kind::Answer });
+        inner.finished.get_or_insert_with(Instant::now);
         drop(inner);
         self.ready.notify_one();
     }
@@ -86,13 +101,35 @@ impl Outbox {
 
     /// Queues a marker (see [`Kind`]).
     pub(crate) fn mark(&self, kind: Kind) {
-        self.lock().lines.push_back(Line { bytes: Vec::new(), kind });
+        let mut inner = self.lock();
+        inner.lines.push_back(Line { bytes: Vec::new(), kind });
+        if kind == Kind::Unanswered {
+            inner.finished.get_or_insert_with(Instant::now);
+        }
+        drop(inner);
         self.ready.notify_one();
+    }
+
+    /// When the call this outbox carries was answered or ended unanswered, if it was.
+    pub(crate) fn finished(&self) -> Option<Instant> {
+        self.lock().finished
     }
 
     /// Queues a notification, unless the budget is spent; whether it was queued.
     pub(crate) fn notification(&self, bytes: Vec<u8>) -> bool {
         let mut inner = self.lock();
+        if let Some(max) = self.coalesce {
+            if inner.lines.iter().any(|line| line.kind == Kind::Notification && line.bytes == bytes) {
+                return true;
+            }
+            if inner.lines.len() >= max {
+                inner.dropped += 1;
+                if inner.dropped == 1 {
+                    tracing::warn!(target: "mcp_runtime::transport", waiting = inner.lines.len(), "a session's standalone stream is not open: dropping notifications until it is");
+                }
+                return false;
+            }
+        }
         if inner.bytes + bytes.len() > NOTIFICATION_BUDGET {
             inner.dropped += 1;
             if inner.dropped == 1 {
@@ -172,5 +209,34 @@ mod tests {
         outbox.take(usize::MAX, |line| kinds.push(line.kind));
         assert_eq!(kinds, [Kind::Notification, Kind::Notification, Kind::Answer]);
         assert_eq!(outbox.bytes(), 0);
+    }
+
+    #[test]
+    fn a_coalescing_outbox_keeps_one_of_each_notification_and_at_most_its_cap() {
+        let outbox = Outbox::coalescing(3);
+        for _ in 0..1000 {
+            assert!(outbox.notification(b"tools changed\n".to_vec()));
+            assert!(outbox.notification(b"updated a\n".to_vec()));
+        }
+        assert!(outbox.notification(b"updated b\n".to_vec()));
+        assert!(!outbox.notification(b"updated c\n".to_vec()), "past the cap");
+        let mut lines = Vec::new();
+        outbox.take(usize::MAX, |line| lines.push(line.bytes));
+        assert_eq!(lines, [&b"tools changed\n"[..], b"updated a\n", b"updated b\n"]);
+        // Once read, the same notification queues again.
+        assert!(outbox.notification(b"tools changed\n".to_vec()));
+        assert_eq!(outbox.bytes(), 14);
+    }
+
+    #[test]
+    fn an_outbox_is_finished_once_its_answer_is_queued_read_or_not() {
+        let outbox = Outbox::default();
+        outbox.notification(b"progress\n".to_vec());
+        assert!(outbox.finished().is_none());
+        outbox.response(b"answer\n".to_vec());
+        assert!(outbox.finished().is_some());
+        let cancelled = Outbox::default();
+        cancelled.mark(Kind::Unanswered);
+        assert!(cancelled.finished().is_some());
     }
 }

@@ -162,6 +162,24 @@ pub(crate) struct HttpOptions {
     pub(crate) max_body_bytes: usize,
     pub(crate) session_idle: Duration,
     pub(crate) max_sessions: usize,
+    /// Sessions one client may hold (by principal, or by address when unauthenticated).
+    pub(crate) max_sessions_per_client: usize,
+    /// How long a connection may take to send a request's headers (and may sit idle between
+    /// requests).
+    pub(crate) header_timeout: Duration,
+    /// How long a request's body may take to arrive.
+    pub(crate) body_timeout: Duration,
+    /// Connections open at once; past it, new ones wait in the listen backlog.
+    pub(crate) max_connections: usize,
+    /// Request bodies being read at once; past it, a request waits (within its body timeout).
+    pub(crate) max_bodies: usize,
+    /// `subscriptions/listen` streams open at once (they take no call slot).
+    pub(crate) max_listens: usize,
+    /// Bytes of sent SSE events kept for replay per stream, and in the whole process.
+    pub(crate) replay_bytes_per_stream: usize,
+    pub(crate) replay_bytes_total: usize,
+    /// Notifications waiting for a session whose standalone stream is not open.
+    pub(crate) max_detached_notifications: usize,
     /// The `retry` an SSE stream announces, in milliseconds.
     pub(crate) retry_ms: u64,
     pub(crate) shutdown_grace: Duration,
@@ -178,6 +196,15 @@ impl Default for HttpOptions {
             max_body_bytes: 4 * 1024 * 1024,
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
+            max_sessions_per_client: 100,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 1024,
+            max_bodies: 64,
+            max_listens: 1024,
+            replay_bytes_per_stream: 1024 * 1024,
+            replay_bytes_total: 16 * 1024 * 1024,
+            max_detached_notifications: 256,
             retry_ms: 1000,
             shutdown_grace: Duration::from_secs(10),
             authorization: None,
@@ -606,10 +633,81 @@ impl ServerBuilder {
     }
 
     /// How long an HTTP session may sit unused before it ends (default 30 min), and how many
-    /// may be live at once (default 10,000; `initialize` beyond it gets 503).
+    /// may be live at once (default 10,000). At the cap, `initialize` ends the least recently
+    /// used session that runs no call; when every session runs one, it gets 503.
     pub fn http_sessions(mut self, idle: Duration, max: usize) -> Self {
         self.options.http.session_idle = idle;
         self.options.http.max_sessions = max.max(1);
+        self
+    }
+
+    /// How many HTTP sessions one client may hold (default 100): the caller's principal, or
+    /// its address when unauthenticated. At the cap, its `initialize` ends its own least
+    /// recently used session that runs no call (503 when each runs one): one client cannot
+    /// crowd the others out.
+    pub fn max_sessions_per_client(mut self, max: usize) -> Self {
+        self.options.http.max_sessions_per_client = max.max(1);
+        self
+    }
+
+    /// How long a connection may take to send a request's headers, and sit idle between
+    /// requests (default 10 s); then it is closed. Applies to [`Server::serve_http`] and its
+    /// variants (behind your own server, set your server's).
+    pub fn http_header_timeout(mut self, limit: Duration) -> Self {
+        self.options.http.header_timeout = limit;
+        self
+    }
+
+    /// How long a request's body may take to arrive (default 30 s): past it the request gets
+    /// 408 and its bytes are freed.
+    pub fn http_body_timeout(mut self, limit: Duration) -> Self {
+        self.options.http.body_timeout = limit;
+        self
+    }
+
+    /// How many connections [`Server::serve_http`] keeps open at once (default 1024); further
+    /// ones wait in the listen backlog until one closes. Keep it below the process's file
+    /// limit (`ulimit -n`).
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.options.http.max_connections = max.max(1);
+        self
+    }
+
+    /// How many request bodies are read at once (default 64, each at most
+    /// [`max_body_bytes`](Self::max_body_bytes)); further requests wait for a turn within
+    /// their body timeout.
+    pub fn max_bodies_reading(mut self, max: usize) -> Self {
+        self.options.http.max_bodies = max.max(1);
+        self
+    }
+
+    /// How many 2026-07-28 `subscriptions/listen` streams may be open at once (default 1024).
+    /// They take no call slot ([`max_in_flight`](Self::max_in_flight)); past the cap a listen
+    /// is refused `server_busy`, retryable.
+    pub fn max_listens(mut self, max: usize) -> Self {
+        self.options.http.max_listens = max.max(1);
+        self
+    }
+
+    /// Bytes of sent SSE events a 2025 request stream keeps for a client that resumes it
+    /// (default 1 MiB). Events past it are let go once sent; resuming before them gets 404.
+    pub fn sse_replay_bytes_per_stream(mut self, bytes: usize) -> Self {
+        self.options.http.replay_bytes_per_stream = bytes;
+        self
+    }
+
+    /// Bytes of sent SSE events kept for replay in the whole process (default 16 MiB): past
+    /// it, a stream lets its sent events go.
+    pub fn sse_replay_bytes_total(mut self, bytes: usize) -> Self {
+        self.options.http.replay_bytes_total = bytes;
+        self
+    }
+
+    /// How many notifications wait for a 2025 HTTP session whose standalone stream (GET) is
+    /// not open (default 256). List changes and resource updates are coalesced (one pending
+    /// per kind and URI); past the cap, further ones are dropped, counted and logged.
+    pub fn max_detached_notifications(mut self, max: usize) -> Self {
+        self.options.http.max_detached_notifications = max;
         self
     }
 

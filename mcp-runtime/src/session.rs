@@ -85,6 +85,19 @@ impl State {
     pub(crate) fn is_initialized(&self) -> bool {
         self.initialized.load(Ordering::Acquire)
     }
+
+    /// Whether a request of the session runs or waits.
+    pub(crate) fn running(&self) -> bool {
+        !self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_empty()
+    }
+
+    /// Cancels every request of the session that runs or waits (the session ended).
+    pub(crate) fn cancel_all(&self) {
+        let in_flight = self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for cancel in in_flight.values() {
+            cancel.cancel();
+        }
+    }
 }
 
 /// What the reader should do with a line after the session looked at it.

@@ -9,6 +9,9 @@
 //! - `FIXTURE_MAX_IN_FLIGHT=<calls>`, `FIXTURE_MAX_QUEUED_BYTES=<bytes>`,
 //!   `FIXTURE_DEFAULT_TIMEOUT_MS=<ms>`, `FIXTURE_ASK_TIMEOUT_MS=<ms>`: the server limits of
 //!   the same names;
+//! - `FIXTURE_SESSION_IDLE_MS=<ms>`, `FIXTURE_MAX_SESSIONS=<n>` (`http_sessions`),
+//!   `FIXTURE_MAX_SESSIONS_PER_CLIENT=<n>`, `FIXTURE_HTTP_HEADER_TIMEOUT_MS=<ms>`,
+//!   `FIXTURE_HTTP_BODY_TIMEOUT_MS=<ms>`: the HTTP limits of those names;
 //! - `FIXTURE_STATE_STORE=<url>`: the state store (`memory:`, the default, or
 //!   `redis://host:port`), shared by every replica given the same URL;
 //! - `FIXTURE_REQUEST_STATE_KEY=<key>`: the key that seals `requestState` (at least 32
@@ -60,6 +63,22 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     }
     if let Some(ms) = number("FIXTURE_ASK_TIMEOUT_MS") {
         builder = builder.ask_timeout(std::time::Duration::from_millis(ms));
+    }
+    let (idle, max) = (number("FIXTURE_SESSION_IDLE_MS"), number("FIXTURE_MAX_SESSIONS"));
+    if idle.is_some() || max.is_some() {
+        builder = builder.http_sessions(
+            std::time::Duration::from_millis(idle.unwrap_or(30 * 60 * 1000)),
+            max.map_or(10_000, |n| usize::try_from(n).unwrap_or(usize::MAX)),
+        );
+    }
+    if let Some(n) = number("FIXTURE_MAX_SESSIONS_PER_CLIENT") {
+        builder = builder.max_sessions_per_client(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    if let Some(ms) = number("FIXTURE_HTTP_HEADER_TIMEOUT_MS") {
+        builder = builder.http_header_timeout(std::time::Duration::from_millis(ms));
+    }
+    if let Some(ms) = number("FIXTURE_HTTP_BODY_TIMEOUT_MS") {
+        builder = builder.http_body_timeout(std::time::Duration::from_millis(ms));
     }
     if let Some(auth) = authorization() {
         builder = builder.authorization(auth);
