@@ -564,7 +564,9 @@ impl Endpoint {
                 options.allowed_origins.iter().any(|o| {
                     o.eq_ignore_ascii_case(origin)
                         || (!o.contains("://")
-                            && origin_host.as_ref().is_some_and(|h| h.as_deref().is_some_and(|h| h.eq_ignore_ascii_case(o))))
+                            && origin_host
+                                .as_ref()
+                                .is_some_and(|h| h.as_deref().is_some_and(|h| h.eq_ignore_ascii_case(o))))
                 })
             };
             if !allowed {
