@@ -1,7 +1,9 @@
 //! A hostile-client soak of `fixture-server`, over stdio and over Streamable HTTP: valid
 //! calls of both eras mixed with malformed JSON, oversized lines and bodies, deep nesting,
 //! unknown methods, duplicate ids, cancellations of unknown ids, early disconnects, slow
-//! reads and a burst of a thousand connections at once, for a bounded time. It then checks
+//! reads and a burst of a thousand connections at once, and over HTTP the attacks of issue
+//! 29 (stalled bodies, an `initialize` flood, SSE answers never resumed, overflowing event
+//! ids, bad versions on GET, bracketed hosts with a suffix), for a bounded time. It then checks
 //! that every valid request was answered correctly, and that the server's memory and file
 //! descriptors went back to where they were after the warm-up.
 //!
@@ -550,6 +552,9 @@ fn soak_http(duration: Duration) -> Report {
     let mut child = Command::new(SERVER)
         .args(["--http", "127.0.0.1:0"])
         .env("RUST_LOG", "mcp_runtime::http=info")
+        // Stalled bodies and heads are closed within the round.
+        .env("FIXTURE_HTTP_BODY_TIMEOUT_MS", "1000")
+        .env("FIXTURE_HTTP_HEADER_TIMEOUT_MS", "2000")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -644,6 +649,7 @@ fn http_worker(http: &Http, shared: &Mutex<Report>, w: u64, end: Instant) {
     );
     let json_headers = [("Accept", "application/json, text/event-stream"), ("Content-Type", "application/json")];
     let mut i = 0u64;
+    let mut stalled = Vec::new();
     while Instant::now() < end {
         i += 1;
         let id = (w << 32) | i;
@@ -714,12 +720,14 @@ fn http_worker(http: &Http, shared: &Mutex<Report>, w: u64, end: Instant) {
                     &[202],
                 );
             }
-            _ => {
+            93..95 => {
                 let headers = [json_headers[0], ("Content-Type", "text/plain")];
                 expect_refused(&mut local, "wrong content type", http.status(&headers, b"{}"), &[415]);
             }
+            _ => issue_29_attack(http, &mut local, &mut stalled, id, i),
         }
     }
+    stalled_bodies_answered(&mut local, stalled);
     let mut shared = shared.lock().expect("lock");
     shared.valid_sent += local.valid_sent;
     shared.valid_correct += local.valid_correct;
@@ -728,6 +736,73 @@ fn http_worker(http: &Http, shared: &Mutex<Report>, w: u64, end: Instant) {
     }
     for f in local.failures {
         shared.fail(f);
+    }
+}
+
+/// The stalled bodies were answered 408 (or closed) by the server, not left open.
+fn stalled_bodies_answered(local: &mut Report, stalled: Vec<TcpStream>) {
+    for mut stream in stalled {
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        if !answer.starts_with(b"HTTP/1.1 408") {
+            local.fail(format!("stalled body: {:?}", String::from_utf8_lossy(&answer[..answer.len().min(80)])));
+        }
+    }
+}
+
+/// The attacks of issue 29, one per call: a stalled body (kept in `stalled` to check its 408
+/// later), an `initialize` flood from one address, an SSE answer never resumed, malformed
+/// resume ids and versions on GET, and a bracketed Host with a suffix.
+fn issue_29_attack(http: &Http, local: &mut Report, stalled: &mut Vec<TcpStream>, id: u64, i: u64) {
+    let json_headers = [("Accept", "application/json, text/event-stream"), ("Content-Type", "application/json")];
+    match i % 5 {
+        0 => {
+            // Headers and part of a body, then nothing: the body timeout answers 408.
+            if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", http.port)) {
+                let head = format!(
+                    "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000000\r\n\r\n{}",
+                    " ".repeat(1000)
+                );
+                let _ = stream.write_all(head.as_bytes());
+                stalled.push(stream);
+            }
+            local.hostile("stalled body");
+        }
+        1 => {
+            // A bare initialize, never used again: one address's sessions make room among
+            // themselves.
+            let headers = [json_headers[0], json_headers[1]];
+            expect_refused(local, "initialize flood", http.status(&headers, INIT.as_bytes()), &[200]);
+        }
+        2 => {
+            // A call whose stream the handler ends before its answer; never resumed.
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"pause_stream","arguments":{{}}}}}}"#
+            );
+            expect_refused(
+                local,
+                "SSE answer never resumed",
+                http.status(&http.legacy_headers(), body.as_bytes()),
+                &[200],
+            );
+        }
+        3 => {
+            let mut headers = vec![("Accept", "text/event-stream"), ("Mcp-Session-Id", http.session.as_str())];
+            let (kind, status) = if (i / 5) % 2 == 0 {
+                headers.push(("Last-Event-ID", "1-18446744073709551615"));
+                ("overflowing Last-Event-ID", 400)
+            } else {
+                headers.push(("MCP-Protocol-Version", "1999-01-01"));
+                ("GET with a bad version", 400)
+            };
+            let got = request(http.port, "GET", "/mcp", &headers, b"").ok().map(|r| r.status);
+            expect_refused(local, kind, got, &[status]);
+        }
+        _ => {
+            let headers = [json_headers[0], json_headers[1], ("Host", "[::1]evil.example")];
+            expect_refused(local, "bracketed Host with a suffix", http.status(&headers, b"{}"), &[403]);
+        }
     }
 }
 

@@ -151,7 +151,7 @@ fn a_stalled_body_gets_408_within_the_body_timeout() {
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: {JSON_AND_SSE}\r\nContent-Length: 4000000\r\n\r\n"
     );
     stream.write_all(head.as_bytes()).expect("writes");
-    stream.write_all(&[b' '; 100_000]).expect("writes");
+    stream.write_all(" ".repeat(100_000).as_bytes()).expect("writes");
     stream.set_read_timeout(Some(Duration::from_secs(5))).expect("a read timeout");
     let mut answer = Vec::new();
     let _ = stream.read_to_end(&mut answer);
