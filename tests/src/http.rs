@@ -197,3 +197,46 @@ pub fn wait_listening(port: u16) -> bool {
     }
     false
 }
+
+/// A server served over Streamable HTTP in this process, on a free loopback port, on a
+/// runtime of its own, until dropped.
+pub struct InProcess {
+    /// The port it listens on.
+    pub port: u16,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl InProcess {
+    /// Serves `server` until the value is dropped.
+    pub fn serve(server: mcp_runtime::Server) -> InProcess {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (port_tx, port_rx) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let runtime =
+                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("binds");
+                port_tx.send(listener.local_addr().expect("an address").port()).expect("sent");
+                let _ = server
+                    .serve_http_on(listener, async move {
+                        let _ = stopped.await;
+                    })
+                    .await;
+            });
+        });
+        let port = port_rx.recv_timeout(Duration::from_secs(10)).expect("the server listens");
+        InProcess { port, stop: Some(stop), thread: Some(thread) }
+    }
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
