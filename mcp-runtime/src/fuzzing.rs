@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use crate::seal::Sealer;
-use crate::uri_template::UriTemplate;
+use crate::features::uri_template::UriTemplate;
+use crate::state::seal::Sealer;
 
 /// A sealer with one key (the key's length is not checked here).
 pub struct StateSealer(Sealer);

@@ -1,32 +1,70 @@
-//! The runtime's modules import each other without a cycle: each module names (`crate::m`)
-//! only modules below it, so that one call can be read from the transport down.
+//! The runtime's folders are its layers: each file names (`crate::folder::file`) only files of
+//! its own folder or of folders below it, and no two files import each other, so that one
+//! call can be read from the transport down.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Module name → the runtime modules its non-test code names.
-fn imports() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut sources = BTreeMap::new();
-    for entry in std::fs::read_dir(&src).expect("read src") {
+/// The folders, top to bottom: a folder may import only folders of a lower rank (and itself).
+const LAYERS: &[(&str, u8)] = &[
+    ("transport", 8),
+    ("protocol", 7),
+    ("server", 6),
+    ("features", 5),
+    ("tools", 5),
+    ("context", 4),
+    ("schema", 3),
+    ("rpc", 2),
+    ("state", 1),
+    ("auth", 1),
+];
+
+fn rank(folder: &str) -> Option<u8> {
+    LAYERS.iter().find(|(f, _)| *f == folder).map(|&(_, r)| r)
+}
+
+/// Every `.rs` file under `dir`, as `folder::file` (a folder's `mod.rs` is `folder::mod`).
+fn sources(dir: &Path, folder: &str, into: &mut BTreeMap<String, String>) {
+    for entry in std::fs::read_dir(dir).expect("read src") {
         let path = entry.expect("entry").path();
         let name = path.file_stem().and_then(|s| s.to_str()).expect("utf-8 name").to_owned();
-        if path.extension().is_some_and(|e| e == "rs") && name != "lib" {
+        if path.is_dir() {
+            let inner = if folder.is_empty() { name } else { format!("{folder}::{name}") };
+            sources(&path, &inner, into);
+        } else if path.extension().is_some_and(|e| e == "rs") && !(folder.is_empty() && name == "lib") {
             let text = std::fs::read_to_string(&path).expect("read module");
             // Unit tests may reach anywhere; the module's own code may not.
             let code = text.split("#[cfg(test)]").next().unwrap_or_default().to_owned();
-            sources.insert(name, code);
+            let key = if folder.is_empty() { name } else { format!("{folder}::{name}") };
+            into.insert(key, code);
         }
     }
-    let modules: BTreeSet<String> = sources.keys().cloned().collect();
-    sources
-        .iter()
+}
+
+/// Module (`folder::file`) → the modules its non-test code names.
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    let mut code = BTreeMap::new();
+    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), "", &mut code);
+    let modules: BTreeSet<String> = code.keys().cloned().collect();
+    code.iter()
         .map(|(name, code)| {
             let named = code
                 .split("crate::")
                 .skip(1)
-                .map(|rest| rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>())
-                .filter(|m| modules.contains(m) && m != name)
+                .filter_map(|rest| {
+                    let path: String =
+                        rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect();
+                    let mut parts = path.split("::").filter(|p| !p.is_empty());
+                    let first = parts.next()?;
+                    // `crate::folder::file`, or `crate::module` for a file at the root.
+                    let module = match parts.next() {
+                        Some(file) if modules.contains(&format!("{first}::{file}")) => format!("{first}::{file}"),
+                        _ if modules.contains(first) => first.to_owned(),
+                        _ if modules.contains(&format!("{first}::mod")) => format!("{first}::mod"),
+                        _ => return None,
+                    };
+                    (module != *name).then_some(module)
+                })
                 .collect();
             (name.clone(), named)
         })
@@ -53,7 +91,7 @@ fn cycle(graph: &BTreeMap<String, BTreeSet<String>>, from: &str, path: &mut Vec<
 #[test]
 fn no_module_imports_a_module_that_imports_it_back() {
     let graph = imports();
-    assert!(graph.len() > 10, "read the runtime's modules: {:?}", graph.keys());
+    assert!(graph.len() > 30, "read the runtime's modules: {:?}", graph.keys());
     for module in graph.keys() {
         if let Some(found) = cycle(&graph, module, &mut Vec::new()) {
             panic!("import cycle: {}", found.join(" → "));
@@ -62,16 +100,48 @@ fn no_module_imports_a_module_that_imports_it_back() {
 }
 
 #[test]
-fn transports_sit_above_the_features_and_the_era_below_them() {
+fn each_folder_imports_only_the_layers_below_it() {
     let graph = imports();
-    for low in ["client", "channel", "jsonrpc", "outbox"] {
-        for high in ["session", "dispatch", "server", "transport", "http", "context"] {
-            assert!(!graph[low].contains(high), "`{low}` must not import `{high}`");
+    let folder = |module: &str| module.split("::").next().unwrap_or_default().to_owned();
+    let mut seen = BTreeSet::new();
+    for (module, named) in &graph {
+        let from = folder(module);
+        let Some(high) = rank(&from) else { continue };
+        seen.insert(from.clone());
+        for target in named {
+            let to = folder(target);
+            if to == from {
+                continue;
+            }
+            let low = rank(&to).unwrap_or_else(|| panic!("`{module}` imports `{target}`, which is in no layer"));
+            assert!(
+                low < high,
+                "`{module}` (layer {high}) imports `{target}` (layer {low}): a layer imports only layers below it"
+            );
         }
     }
-    for feature in ["server", "dispatch", "context"] {
-        for transport in ["transport", "http", "connection"] {
-            assert!(!graph[feature].contains(transport), "`{feature}` must not import the transport `{transport}`");
+    assert_eq!(seen.len(), LAYERS.len(), "every layer has code: {seen:?}");
+}
+
+#[test]
+fn transports_and_eras_stay_apart_from_tools() {
+    let graph = imports();
+    // The wire knows nothing of what answers it, and no feature knows how bytes travel.
+    for (module, named) in &graph {
+        if module.starts_with("rpc::") {
+            for target in named {
+                assert!(
+                    !["protocol", "server", "transport", "context", "tools", "features"]
+                        .iter()
+                        .any(|f| target.starts_with(f)),
+                    "`{module}` must not import `{target}`"
+                );
+            }
+        }
+        if ["tools::", "features::", "context::", "server::"].iter().any(|f| module.starts_with(f)) {
+            for target in named {
+                assert!(!target.starts_with("transport"), "`{module}` must not import the transport `{target}`");
+            }
         }
     }
 }

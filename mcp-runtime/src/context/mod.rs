@@ -1,0 +1,10 @@
+//! What a handler sees while it runs: `Ctx` (`ctx`), logging to the client (`logging`),
+//! asking the caller (`ask`; over a 2025 session through the `shim`), consent that holds once
+//! (`consent`), and template variables read from text (`text`).
+
+pub(crate) mod ask;
+pub(crate) mod consent;
+pub(crate) mod ctx;
+pub(crate) mod logging;
+pub(crate) mod shim;
+pub(crate) mod text;

@@ -1,0 +1,179 @@
+//! Where one request's messages go: the outbox its transport drains (the stdio connection's
+//! one, or the response of one HTTP POST), and the HTTP request it came in, if any. What a
+//! call sends while it runs (logs, progress) and its answer go through here.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::auth::principal::Principal;
+use crate::rpc::era::{Client, LogLevel};
+use crate::rpc::jsonrpc;
+use crate::rpc::outbox::{Kind, Outbox};
+
+pub(crate) struct Channel {
+    /// Outgoing lines; `None` for in-process calls.
+    out: Option<Arc<Outbox>>,
+    /// The HTTP request the messages answer (its headers and extensions), over HTTP.
+    http: Option<Arc<http::request::Parts>>,
+    /// Whether the client can answer a request of ours while the call waits (not over an
+    /// in-process `Connection`, whose `send` runs each call to its end).
+    answers: bool,
+    /// Who sent the request: the principal the HTTP request carries in its extensions (put
+    /// there by the transport's token check, or by the author's middleware); none on stdio.
+    principal: Option<Principal>,
+}
+
+impl Channel {
+    pub(crate) fn new(out: Option<Arc<Outbox>>, http: Option<Arc<http::request::Parts>>) -> Self {
+        let principal = http.as_ref().and_then(|parts| parts.extensions.get::<Principal>().cloned());
+        Channel { out, http, answers: true, principal }
+    }
+
+    /// Makes `principal` the sender of the requests (a test context's).
+    pub(crate) fn set_principal(&mut self, principal: Principal) {
+        self.principal = Some(principal);
+    }
+
+    /// Who sent the request, when an authorization layer said so.
+    pub(crate) fn principal(&self) -> Option<&Principal> {
+        self.principal.as_ref()
+    }
+
+    /// A channel whose client cannot answer requests while a call waits: the legacy shim
+    /// fails at once instead of waiting.
+    pub(crate) fn without_answers(mut self) -> Self {
+        self.answers = false;
+        self
+    }
+
+    /// `true` when the messages go out as JSON-RPC (not an in-process call).
+    pub(crate) fn is_wire(&self) -> bool {
+        self.out.is_some()
+    }
+
+    pub(crate) fn http(&self) -> Option<&http::request::Parts> {
+        self.http.as_deref()
+    }
+
+    /// The address the HTTP request came from, when the accept loop recorded it.
+    pub(crate) fn peer(&self) -> Option<std::net::IpAddr> {
+        peer_of(self.http.as_deref()?)
+    }
+
+    /// Who sent the request, for per-caller limits ([`crate::auth::principal::client_key`]).
+    pub(crate) fn caller(&self) -> String {
+        crate::auth::principal::client_key(self.principal(), self.peer())
+    }
+
+    /// Queues an answer.
+    pub(crate) fn send(&self, line: Vec<u8>) {
+        if let Some(out) = &self.out {
+            out.response(line);
+        }
+    }
+
+    /// Queues a request to the client (the legacy shim's): never dropped. `false` when the
+    /// messages go nowhere (an in-process call), so no answer can come.
+    pub(crate) fn request(&self, line: Vec<u8>) -> bool {
+        match &self.out {
+            Some(out) if self.answers => {
+                out.request(line);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Queues a notification; it is dropped while the client does not read its output.
+    pub(crate) fn notify(&self, line: Vec<u8>) {
+        if let Some(out) = &self.out {
+            out.notification(line);
+        }
+    }
+
+    /// Ends the HTTP response the messages ride on, if any; the client resumes the stream
+    /// with `Last-Event-ID` and gets what was sent meanwhile.
+    pub(crate) fn pause(&self) {
+        if let Some(out) = &self.out {
+            out.mark(Kind::Pause);
+        }
+    }
+
+    /// Marks the end of a request that gets no answer (it was cancelled).
+    pub(crate) fn unanswered(&self) {
+        if let Some(out) = &self.out {
+            out.mark(Kind::Unanswered);
+        }
+    }
+
+    /// `true` when a record at `level` would reach the client.
+    pub(crate) fn wants(&self, client: &Client, level: LogLevel) -> bool {
+        self.out.is_some() && client.wants(level)
+    }
+
+    /// `notifications/message`, when the client wants `level`.
+    pub(crate) fn log(&self, client: &Client, level: LogLevel, logger: &str, data: Value) {
+        #[derive(Serialize)]
+        struct Message<'a> {
+            level: LogLevel,
+            logger: &'a str,
+            data: Value,
+        }
+        if self.wants(client, level) {
+            self.notify(jsonrpc::notification("notifications/message", &Message { level, logger, data }));
+        }
+    }
+
+    pub(crate) fn progress(&self, token: &RawValue, progress: f64, total: Option<f64>, message: Option<&str>) {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Params<'a> {
+            progress_token: &'a RawValue,
+            progress: f64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            total: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            message: Option<&'a str>,
+        }
+        self.notify(jsonrpc::notification(
+            "notifications/progress",
+            &Params { progress_token: token, progress, total, message },
+        ));
+    }
+}
+
+/// A mirror header's value, decoded from its `=?base64?…?=` form when it has one; `Err` for
+/// a value that is not visible ASCII or whose base64 is not UTF-8.
+pub(crate) fn mirror(headers: &http::HeaderMap, name: &str) -> Option<Result<String, ()>> {
+    use base64::Engine as _;
+    let raw = headers.get(name)?;
+    let Ok(text) = raw.to_str() else { return Some(Err(())) };
+    let text = text.trim();
+    Some(match text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or(()),
+        None => Ok(text.to_owned()),
+    })
+}
+
+/// The address a request came from, when the server that runs the router records it
+/// ([`Server::serve_http`](crate::Server::serve_http) does; behind your own,
+/// `into_make_service_with_connect_info`).
+pub(crate) fn peer_of(request: &http::request::Parts) -> Option<std::net::IpAddr> {
+    #[cfg(feature = "http")]
+    {
+        use axum::extract::ConnectInfo;
+        request.extensions.get::<ConnectInfo<std::net::SocketAddr>>().map(|ConnectInfo(addr)| addr.ip())
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = request;
+        None
+    }
+}

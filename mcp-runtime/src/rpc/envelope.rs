@@ -1,0 +1,233 @@
+//! The error envelope (ERRORS.md §6): one failure, said the same way in `content[0].text`
+//! and in `structuredContent.error`. Also the recovery fill and the failure's log record,
+//! which happen here, in this order, for every tool execution error.
+
+use std::fmt::Write as _;
+
+use mcp_core::{CallToolResult, Content, ContractEntry, Severity, ToolError};
+use serde_json::{Map, Value};
+
+use crate::rpc::request_id::RequestId;
+
+/// Who produced a failure, which decides its log level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The handler (or a service below it): logged at the declared severity, else error.
+    Handler,
+    /// A refusal by the framework (`unknown_tool`, `tool_unavailable`,
+    /// `invalid_arguments`): logged below error.
+    Refusal,
+    /// The framework caught a fault (panic, timeout, bad output): logged at error.
+    Fault,
+}
+
+/// Where a failure happened: the tool as the caller named it, its contract, and whether
+/// its error result carries `structuredContent.error`.
+#[derive(Clone, Copy)]
+pub(crate) struct Site<'a> {
+    /// `tool`, `resource` or `prompt`: what failed, for the log.
+    pub(crate) family: &'static str,
+    pub(crate) tool: &'a str,
+    pub(crate) contract: &'static [ContractEntry],
+    /// `false` for a tool that declares an `outputSchema` (unless the server puts
+    /// `structuredContent.error` on every error): clients validate `structuredContent`
+    /// against that schema even on `isError` results, and would replace the envelope with
+    /// their complaint.
+    pub(crate) structured: bool,
+    /// At most this many bytes of a plain error's cause chain go into its message (0: none).
+    pub(crate) causes: usize,
+}
+
+/// The caller's tool name, safe to show: control characters removed, cut at 128
+/// characters followed by `…`.
+pub(crate) fn display_name(name: &str) -> String {
+    let clean: String = name.chars().filter(|c| !c.is_control()).collect();
+    if clean.chars().count() > 128 {
+        let mut cut: String = clean.chars().take(128).collect();
+        cut.push('…');
+        cut
+    } else {
+        clean
+    }
+}
+
+/// Fill, log, render: the one way a failure leaves the runtime.
+pub(crate) fn fail(
+    site: Site<'_>,
+    mut error: ToolError,
+    request_id: RequestId,
+    origin: Origin,
+    issues: Option<Value>,
+) -> CallToolResult {
+    let entry = if origin == Origin::Handler { error.fill_from_contract(site.contract) } else { None };
+    if site.causes > 0 && origin == Origin::Handler {
+        error = with_causes(error, site.causes);
+    }
+    log(site, &error, request_id, entry, origin, None);
+    let mut result = render(&error, request_id, issues);
+    if !site.structured {
+        result.structured_content = None;
+    }
+    result
+}
+
+/// A plain error (its message is its source's own text, and it has no reason) with the rest
+/// of its cause chain appended, `: `-joined as `anyhow`'s `{:#}` shows it, cut at `cap` bytes.
+fn with_causes(error: ToolError, cap: usize) -> ToolError {
+    let Some(source) = std::error::Error::source(&error) else { return error };
+    if error.reason_str().is_some() || source.to_string() != error.message_str() {
+        return error;
+    }
+    let mut chain = String::new();
+    let mut cur = source.source();
+    while let Some(cause) = cur {
+        let _ = write!(chain, ": {cause}");
+        cur = cause.source();
+    }
+    if chain.is_empty() {
+        return error;
+    }
+    if chain.len() > cap {
+        let mut at = cap;
+        while !chain.is_char_boundary(at) {
+            at -= 1;
+        }
+        chain.truncate(at);
+        chain.push('…');
+    }
+    let message = format!("{}{chain}", error.message_str());
+    error.message(message)
+}
+
+/// The failure's log record; `code` is the one sent when it differs from the error's own.
+fn log(
+    site: Site<'_>,
+    error: &ToolError,
+    request_id: RequestId,
+    entry: Option<&ContractEntry>,
+    origin: Origin,
+    code: Option<i32>,
+) {
+    let (family, tool) = (site.family, site.tool);
+    let chain = SourceChain(error);
+    let code = code.unwrap_or_else(|| error.code().as_i32());
+    let reason = error.reason_str().unwrap_or("");
+    macro_rules! record {
+        ($level:expr) => {
+            tracing::event!(target: "mcp_runtime::call", $level, request_id = %request_id, code, reason, chain = %chain, "Error in {}:{}: {}", family, tool, error.message_str())
+        };
+    }
+    match (origin, entry.and_then(|e| e.severity)) {
+        (_, Some(Severity::Debug)) => record!(tracing::Level::DEBUG),
+        (_, Some(Severity::Info | Severity::Notice)) | (Origin::Refusal, None) => record!(tracing::Level::INFO),
+        (_, Some(Severity::Warning)) => record!(tracing::Level::WARN),
+        (Origin::Handler | Origin::Fault, None) => record!(tracing::Level::ERROR),
+    }
+}
+
+/// The failure's `source()` chain, `a <- b <- c`, formatted only if a subscriber records it.
+struct SourceChain<'a>(&'a ToolError);
+
+impl std::fmt::Display for SourceChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut cur = std::error::Error::source(self.0);
+        let mut first = true;
+        while let Some(e) = cur {
+            if !first {
+                f.write_str(" <- ")?;
+            }
+            write!(f, "{e}")?;
+            first = false;
+            cur = e.source();
+        }
+        Ok(())
+    }
+}
+
+/// A failure of a resource read or a prompt (only tools have `isError`): filled and logged
+/// like a tool's, and sent as a JSON-RPC error whose `data` is the envelope's. `code`
+/// replaces the error's own code when given (a resource that is not found has the code of
+/// its era).
+pub(crate) fn fail_rpc(
+    site: Site<'_>,
+    mut error: ToolError,
+    request_id: RequestId,
+    origin: Origin,
+    code: Option<i32>,
+) -> crate::rpc::jsonrpc::RpcError {
+    let entry = if origin == Origin::Handler { error.fill_from_contract(site.contract) } else { None };
+    if site.causes > 0 && origin == Origin::Handler {
+        error = with_causes(error, site.causes);
+    }
+    log(site, &error, request_id, entry, origin, code);
+    let hint = error.hint_str().filter(|h| !h.is_empty());
+    let data = data(&error, hint, request_id, None);
+    crate::rpc::jsonrpc::RpcError {
+        code: code.unwrap_or_else(|| error.code().as_i32()),
+        message: error.message_str().to_owned(),
+        data: Some(Value::Object(data)),
+    }
+}
+
+/// `error.data` of the envelope: the error's own data, then reason, retryable, the recovery
+/// hint, issues and the request id.
+fn data(error: &ToolError, hint: Option<&str>, request_id: RequestId, issues: Option<Value>) -> Map<String, Value> {
+    let mut data: Map<String, Value> = error.data_map().clone();
+    if let Some(reason) = error.reason_str() {
+        data.insert("reason".into(), Value::from(reason));
+    }
+    if let Some(retryable) = error.is_retryable() {
+        data.insert("retryable".into(), Value::Bool(retryable));
+    }
+    if let Some(hint) = hint {
+        let mut recovery = Map::new();
+        recovery.insert("hint".into(), Value::from(hint));
+        data.insert("recovery".into(), Value::Object(recovery));
+    }
+    if let Some(issues) = issues {
+        data.insert("issues".into(), issues);
+    }
+    data.insert("requestId".into(), Value::from(request_id.as_str()));
+
+    data
+}
+
+/// The envelope. Text blocks, joined by a blank line: `Error: <message>`; `Recovery: <hint>`
+/// unless the trimmed message already contains the hint; `(<terms>)`.
+pub(crate) fn render(error: &ToolError, request_id: RequestId, issues: Option<Value>) -> CallToolResult {
+    let message = error.message_str();
+    let hint = error.hint_str().filter(|h| !h.is_empty());
+    let mut text = String::with_capacity(message.len() + hint.map_or(0, str::len) + 64);
+    text.push_str("Error: ");
+    text.push_str(message);
+    if let Some(hint) = hint
+        && !message.trim().contains(hint)
+    {
+        text.push_str("\n\nRecovery: ");
+        text.push_str(hint);
+    }
+    text.push_str("\n\n(");
+    if let Some(reason) = error.reason_str() {
+        let _ = write!(text, "reason {reason} · ");
+    }
+    match error.is_retryable() {
+        Some(true) => text.push_str("retryable · "),
+        Some(false) => text.push_str("not retryable · "),
+        None => {}
+    }
+    let _ = write!(text, "request {request_id})");
+
+    let data = data(error, hint, request_id, issues);
+    let mut body = Map::new();
+    body.insert("code".into(), Value::from(error.code().as_i32()));
+    body.insert("message".into(), Value::from(message));
+    body.insert("data".into(), Value::Object(data));
+    let mut structured = Map::new();
+    structured.insert("error".into(), Value::Object(body));
+    CallToolResult {
+        content: vec![Content::text(text)],
+        structured_content: Some(Value::Object(structured)),
+        is_error: Some(true),
+        meta: None,
+    }
+}

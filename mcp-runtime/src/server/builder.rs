@@ -1,0 +1,380 @@
+//! `ServerBuilder`: what a server serves and how, checked and compiled by `build`.
+
+use std::any::TypeId;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use crate::features::prompts::{PromptDef, PromptSpec, Prompts};
+use crate::features::resources::{ResourceDef, ResourceSpec, Resources};
+use crate::state::seal::Sealer;
+use crate::state::store::{AppData, StateStore, StoreError, Stores};
+use crate::tools::tool::{ToolDef, ToolSpec};
+
+use super::{CacheScope, Error, Options, Policy, PolicyRequest, Refusal, Registered, Server, Shared, Tools};
+
+/// Builds a [`Server`]; see [`Server::builder`].
+#[must_use]
+pub struct ServerBuilder {
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    specs: Vec<(ToolSpec, Option<String>)>,
+    pub(crate) options: Options,
+    policy: Option<Box<Policy>>,
+    app_data: AppData,
+    store: Result<Option<Arc<dyn StateStore>>, crate::state::store::StoreError>,
+    namespace: Option<String>,
+    /// The sealing keys given, each with the name of the setting it came from.
+    keys: Vec<(String, Vec<u8>)>,
+    resources: Vec<ResourceSpec>,
+    prompts: Vec<PromptSpec>,
+}
+
+impl Server {
+    /// Starts building a server with the name and version it reports in `initialize`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            name: name.into(),
+            version: version.into(),
+            instructions: None,
+            specs: Vec::new(),
+            options: Options::default(),
+            policy: None,
+            app_data: AppData::new(),
+            store: Ok(None),
+            namespace: None,
+            keys: Vec::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
+        }
+    }
+}
+
+impl ServerBuilder {
+    /// Registers a tool (the value `#[tool]` makes of a fn: pass the fn's name).
+    pub fn tool<T: ToolDef>(self, _tool: T) -> Self {
+        self.with_tool(T::spec, None)
+    }
+
+    /// Registers a tool that is disabled: it is not listed, and a call to it is refused as
+    /// `tool_unavailable` with `reason` (written by you, sent to the caller).
+    pub fn disabled_tool<T: ToolDef>(self, _tool: T, reason: impl Into<String>) -> Self {
+        self.with_tool(T::spec, Some(reason.into()))
+    }
+
+    /// Not generic: compiled once, not once per tool.
+    fn with_tool(mut self, spec: fn() -> ToolSpec, disabled: Option<String>) -> Self {
+        self.specs.push((spec(), disabled));
+        self
+    }
+
+    /// Registers a resource (the value `#[resource]` makes of a fn: pass the fn's name).
+    /// A read finds fixed URIs first, then templates in the order they were added.
+    pub fn resource<T: ResourceDef>(mut self, _resource: T) -> Self {
+        self.resources.push(T::spec());
+        self
+    }
+
+    /// Registers a prompt (the value `#[prompt]` makes of a fn: pass the fn's name).
+    pub fn prompt<T: PromptDef>(mut self, _prompt: T) -> Self {
+        self.prompts.push(T::spec());
+        self
+    }
+
+    /// Instructions for the model, sent in the `initialize` result.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// A per-call policy, run before argument validation: return a [`Refusal`] to refuse the
+    /// call (`tool_unavailable`; the tool stays listed).
+    pub fn policy(mut self, policy: impl Fn(&PolicyRequest<'_>) -> Option<Refusal> + Send + Sync + 'static) -> Self {
+        self.policy = Some(Box::new(policy));
+        self
+    }
+
+    /// A value of this process for handlers (a database pool, a config), read with
+    /// `ctx.app_data::<T>()`. One value per type. What must be shared by replicas or outlive
+    /// the process goes in the state store instead ([`ServerBuilder::state_store`]).
+    pub fn app_data<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.app_data.insert(TypeId::of::<T>(), Box::new(value));
+        self
+    }
+
+    /// The state store handlers reach with `ctx.state()`, and consent records live in
+    /// (default: a [`MemoryStore`](crate::MemoryStore) of this process). Replicas that share
+    /// one store (Redis: `RedisStore`, feature `redis`) behave as one.
+    pub fn state_store(mut self, store: impl StateStore) -> Self {
+        self.store = Ok(Some(Arc::new(store)));
+        self
+    }
+
+    /// The state store a URL names: `memory:`, or `redis://[user:password@]host[:port][/db]`
+    /// (feature `redis`). A URL that names no store fails [`ServerBuilder::build`].
+    pub fn state_store_url(mut self, url: &str) -> Self {
+        self.store = store_from_url(url).map(Some);
+        self
+    }
+
+    /// Scopes every key of the state store (default: the server's name), so that servers
+    /// sharing one store keep apart. Replicas of one server must agree on it.
+    pub fn state_namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// A key that seals and verifies `requestState` (HMAC-SHA256), at least 32 bytes: the
+    /// first one given seals, every one verifies, so rotation is "add the new key first, keep
+    /// the old one 15 minutes". Replicas must share the keys. `setting` names where the key
+    /// came from (an environment variable, a config key) in the error of one too short; the
+    /// key itself is never printed.
+    ///
+    /// Without a key, the server seals with a random key of its own process: states die with
+    /// it and other replicas refuse them (a warning says so when it serves HTTP).
+    pub fn request_state_key(mut self, setting: impl Into<String>, key: impl Into<Vec<u8>>) -> Self {
+        self.keys.push((setting.into(), key.into()));
+        self
+    }
+
+    /// How many unredeemed consent records ([`Ctx::consent`](crate::Ctx::consent)) one caller
+    /// may hold (default 64): asking past it lets that caller's oldest unanswered ask go (its
+    /// answer, if it ever comes, is asked again). One caller is a principal, or over HTTP
+    /// without authorization an address; a record lives 15 minutes at most either way.
+    pub fn max_consents_per_caller(mut self, records: usize) -> Self {
+        self.options.consents_per_caller = records.max(1);
+        self
+    }
+
+    /// Pages `tools/list` with this many tools per page (default: one page, no cursor).
+    pub fn page_size(mut self, tools: usize) -> Self {
+        self.options.page_size = Some(tools.max(1));
+        self
+    }
+
+    /// The longest accepted line (default 4 MiB). A longer line is answered with -32600
+    /// without being buffered whole.
+    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_line_bytes = bytes;
+        self
+    }
+
+    /// The most calls run at once (default 4096). Further calls wait in a queue, in order,
+    /// while the server goes on reading (so cancellations still arrive) until the queued
+    /// calls' lines add up to the line cap; then it stops reading until a call finishes.
+    pub fn max_in_flight(mut self, calls: usize) -> Self {
+        self.options.max_in_flight = calls.max(1);
+        self
+    }
+
+    /// How many bytes of calls may wait for a slot (default 4 MiB), counted by the length
+    /// of their lines.
+    pub fn max_queued_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_queued_bytes = bytes;
+        self
+    }
+
+    /// How long in-flight calls may finish after EOF on stdin (default 2 s).
+    pub fn eof_grace(mut self, grace: Duration) -> Self {
+        self.options.eof_grace = grace;
+        self
+    }
+
+    /// How long what is left to write may take after EOF and the calls' grace (default 2 s):
+    /// a client that closed its input but does not read its output cannot keep the server
+    /// alive.
+    pub fn flush_grace(mut self, grace: Duration) -> Self {
+        self.options.flush_grace = grace;
+        self
+    }
+
+    /// How long a cancelled handler may clean up before its future is dropped (default 250 ms).
+    pub fn cancel_grace(mut self, grace: Duration) -> Self {
+        self.options.cancel_grace = grace;
+        self
+    }
+
+    /// How long a 2025 client has to answer each request the runtime sends it for a
+    /// handler's [`Ctx::ask`](crate::Ctx::ask) (default 600 s); every progress notification
+    /// about the request starts it over. Past it the call fails.
+    pub fn ask_timeout(mut self, limit: Duration) -> Self {
+        self.options.ask_timeout = limit;
+        self
+    }
+
+    /// A time limit for tools without their own `timeout_ms` (default: none).
+    pub fn default_timeout(mut self, limit: Duration) -> Self {
+        self.options.default_timeout = Some(limit);
+        self
+    }
+
+    /// Strict resolution: an unknown or disabled tool is a JSON-RPC -32602 protocol error, as
+    /// in the upstream specification, instead of a tool execution error (default off).
+    pub fn strict_resolution(mut self, strict: bool) -> Self {
+        self.options.strict_resolution = strict;
+        self
+    }
+
+    /// Puts `structuredContent.error` on the error results of tools that declare an
+    /// `outputSchema` too (default off).
+    ///
+    /// By default such a tool's error result carries only the envelope text and
+    /// `isError: true`: the specification says `structuredContent` conforms to the output
+    /// schema, and clients that check it on error results (the TypeScript SDK 1.x
+    /// `Client.callTool`, the MCP Inspector) would otherwise show their schema complaint
+    /// instead of the error. Turn this on only when every client of the server reads error
+    /// results without checking them against the output schema (the TypeScript SDK v2
+    /// client does not check them). Tools without an output schema always carry
+    /// `structuredContent.error`.
+    pub fn structured_errors_always(mut self, on: bool) -> Self {
+        self.options.structured_errors = on;
+        self
+    }
+
+    /// Sends the cause chain of plain errors to the client, after their message, `: `-joined
+    /// (as `anyhow`'s `{:#}` shows it) and cut at `max_bytes`: `parsing tasks.json as a task
+    /// list: EOF while parsing an object at line 2 column 0` instead of the first part
+    /// alone. Off by default, because causes can name what the caller should not see (paths,
+    /// hosts, queries); turn it on when your errors' causes are written for the caller.
+    /// Errors with a reason, and errors whose message the author wrote, are sent as they are.
+    pub fn error_causes(mut self, max_bytes: usize) -> Self {
+        self.options.error_causes = max_bytes;
+        self
+    }
+
+    /// The cache hints of modern list results (`ttlMs`, `cacheScope`; default `0` and
+    /// private): how long a client may reuse a `tools/list` answer, and whether it is the
+    /// same for every caller. Legacy results carry none.
+    pub fn cache_hints(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        self.options.cache_ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        self.options.cache_scope = scope;
+        self
+    }
+
+    /// Leaves out of `tools/list` the tools whose `scopes(..)` the caller's token does not
+    /// grant (default off: every tool is listed, and calling one without its scopes fails
+    /// with `insufficient_scope`). With it on, lists vary by caller: keep the modern
+    /// `cacheScope` private.
+    pub fn hide_unauthorized_tools(mut self, hide: bool) -> Self {
+        self.options.hide_unauthorized_tools = hide;
+        self
+    }
+
+    /// Generates and compiles every schema, and checks names. Returns an error, never
+    /// panics.
+    pub fn build(self) -> Result<Server, Error> {
+        #[cfg(feature = "http")]
+        if let Some(auth) = &self.options.http.authorization {
+            auth.check().map_err(Error::InvalidAuthorization)?;
+        }
+        let mut tools = Vec::with_capacity(self.specs.len());
+        let mut names = std::collections::HashSet::new();
+        for (spec, disabled) in self.specs {
+            if !names.insert(spec.name) {
+                return Err(Error::DuplicateTool(spec.name.to_owned()));
+            }
+            tools.push(Arc::new(register(spec, disabled, &self.options)?));
+        }
+        let server_info =
+            serde_json::value::to_raw_value(&serde_json::json!({"name": self.name, "version": self.version}))
+                .unwrap_or_else(|_| unreachable!("two strings serialize"));
+        let blocking = Arc::new(tokio::sync::Semaphore::new(self.options.max_in_flight));
+        let sealer = if self.keys.is_empty() {
+            Sealer::ephemeral(crate::state::seal::DEFAULT_TTL)
+        } else {
+            for (setting, key) in &self.keys {
+                crate::state::seal::check_key(setting, key).map_err(Error::RequestStateKey)?;
+            }
+            Sealer::new(self.keys.into_iter().map(|(_, key)| key).collect(), crate::state::seal::DEFAULT_TTL)
+        };
+        let mut stores = Stores::new(
+            self.app_data,
+            self.store?.unwrap_or_else(|| Arc::new(crate::state::store::MemoryStore::new())),
+            self.namespace.unwrap_or_else(|| self.name.clone()),
+            sealer,
+        );
+        stores.consents_per_caller = self.options.consents_per_caller;
+        let stores = Arc::new(stores);
+        let mut resources = Resources::default();
+        for spec in self.resources {
+            resources
+                .add(spec)
+                .map_err(|(resource, message)| Error::InvalidResource { resource: resource.to_owned(), message })?;
+        }
+        let mut prompts = Prompts::default();
+        for spec in self.prompts {
+            if prompts.get(spec.name).is_some() {
+                return Err(Error::DuplicatePrompt(spec.name.to_owned()));
+            }
+            prompts.all.push(Arc::new(spec));
+        }
+        Ok(Server {
+            shared: Arc::new(Shared {
+                tools: RwLock::new(Arc::new(Tools::new(tools, &self.options, &server_info))),
+                tools_changed: tokio::sync::watch::Sender::new(0),
+                resources,
+                notices: Arc::default(),
+                prompts: RwLock::new(Arc::new(prompts)),
+                prompts_changed: tokio::sync::watch::Sender::new(0),
+                name: self.name,
+                version: self.version,
+                instructions: self.instructions,
+                server_info,
+                options: self.options,
+                policy: self.policy,
+                stores,
+                blocking,
+            }),
+        })
+    }
+}
+
+/// The store a URL names: `memory:` (this process only) or, with feature `redis`,
+/// `redis://[user:password@]host[:port][/db]`.
+pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
+    if url == "memory:" || url == "memory" {
+        return Ok(Arc::new(crate::state::store::MemoryStore::new()));
+    }
+    if url.starts_with("redis://") || url.starts_with("redis+unix://") || url.starts_with("unix://") {
+        #[cfg(feature = "redis")]
+        return Ok(Arc::new(crate::state::redis::RedisStore::open(url)?));
+        #[cfg(not(feature = "redis"))]
+        return Err(StoreError::new("redis", "this build has no Redis backend: enable feature `redis` of mcp-runtime"));
+    }
+    let scheme = url.split_once(':').map_or(url, |(scheme, _)| scheme);
+    Err(StoreError::new(
+        "url",
+        format!("unknown state store `{scheme}:`; use `memory:` or `redis://host:port` (feature `redis`)"),
+    ))
+}
+
+pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Result<Registered, Error> {
+    if spec.needs_session && options.http.stateless {
+        return Err(Error::NeedsSession(spec.name.to_owned()));
+    }
+    let invalid = |which: &'static str| {
+        let tool = spec.name.to_owned();
+        move |message| Error::InvalidSchema { tool, which, message }
+    };
+    let input = crate::schema::generate::input(&spec.input, !spec.allow_unknown_args);
+    let input_validator = crate::schema::generate::compile(&input.schema).map_err(invalid("input"))?;
+    let output = crate::schema::generate::output(spec.output_schema);
+    let output_validator =
+        output.as_ref().map(|o| crate::schema::generate::compile(&o.schema)).transpose().map_err(invalid("output"))?;
+    let timeout = spec.timeout_ms.map(Duration::from_millis).or(options.default_timeout);
+    let header_params = crate::schema::generate::header_params(&input.schema).map_err(invalid("input"))?;
+    let wrap_result = output.as_ref().is_some_and(|o| o.wrapped);
+    Ok(Registered {
+        descriptor_output: output.map(|o| o.schema),
+        spec,
+        input_validator,
+        input_schema: input.schema,
+        null_means_absent: input.null_means_absent,
+        output_validator,
+        wrap_result,
+        disabled,
+        timeout,
+        header_params,
+        seen_blocking: std::sync::atomic::AtomicBool::new(false),
+    })
+}

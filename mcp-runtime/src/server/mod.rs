@@ -1,0 +1,359 @@
+//! `Server`: the registry of tools, resources and prompts, built once (`builder`) with its
+//! options and limits (`options`). Schemas are generated, post-processed and compiled into
+//! validators when a tool is registered, and `tools/list` pages are serialized then
+//! (`list`), so that a call does no schema work.
+
+mod builder;
+mod list;
+mod options;
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::auth::principal::Principal;
+use crate::context::ctx::Notices;
+use crate::features::prompts::{PromptDef, PromptSpec, Prompts};
+use crate::features::resources::Resources;
+use crate::state::store::Stores;
+use crate::tools::tool::ToolDef;
+
+pub use crate::context::ctx::BoxFuture;
+pub use crate::schema::generate::InputSpec;
+pub use crate::tools::tool::ToolSpec;
+pub(crate) use builder::register;
+pub use builder::{ServerBuilder, store_from_url};
+use list::list_pages;
+pub(crate) use list::{cursor_for, page_index};
+pub use options::CacheScope;
+#[cfg(feature = "http")]
+pub(crate) use options::HttpOptions;
+pub(crate) use options::Options;
+
+/// Why a server could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Two tools share a name.
+    #[error("two tools are named `{0}`; tool names must be unique (rename one with #[tool(name = \"…\")])")]
+    DuplicateTool(String),
+    /// A generated schema could not be compiled into a validator.
+    #[error("the {which} schema of tool `{tool}` does not compile: {message}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// `input` or `output`.
+        which: &'static str,
+        /// What the validator said.
+        message: String,
+    },
+    /// A tool needs a session, and the server is configured without them.
+    #[error(
+        "tool `{0}` needs a session (`#[tool(needs_session)]`), but the server serves HTTP without sessions (`ServerBuilder::stateless_http(true)`, `--stateless`): serve it with sessions, or register the tool on another server"
+    )]
+    NeedsSession(String),
+    /// Two prompts share a name.
+    #[error("two prompts are named `{0}`; prompt names must be unique (rename one with #[prompt(name = \"…\")])")]
+    DuplicatePrompt(String),
+    /// A resource cannot be registered as declared.
+    #[error("resource `{resource}` cannot be registered: {message}")]
+    InvalidResource {
+        /// The resource's name.
+        resource: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A `requestState` sealing key is unusable (too short). Names the setting, never the key.
+    #[error("{0}")]
+    RequestStateKey(String),
+    /// The state store named by `ServerBuilder::state_store_url` cannot be used.
+    #[error("{0}")]
+    StateStore(#[from] crate::state::store::StoreError),
+    /// The authorization settings cannot be used.
+    #[error("authorization: {0}")]
+    InvalidAuthorization(String),
+    /// `disable` or `policy` named a tool that is not registered.
+    #[error("`{0}` is not a registered tool")]
+    UnknownTool(String),
+    /// Reading or writing the transport failed.
+    #[error("transport failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A policy's verdict on one call: refuse it, with an optional reason and hint written by
+/// the server's author (sent to the caller).
+#[derive(Clone, Debug, Default)]
+pub struct Refusal {
+    /// Appended to the message as ` Reason: <reason>.`
+    pub reason: Option<String>,
+    /// The recovery hint; the default one otherwise.
+    pub hint: Option<String>,
+}
+
+impl Refusal {
+    /// A refusal with a reason.
+    pub fn because(reason: impl Into<String>) -> Self {
+        Refusal { reason: Some(reason.into()), hint: None }
+    }
+}
+
+/// What a policy sees of a call: the tool and the client.
+#[derive(Debug)]
+pub struct PolicyRequest<'a> {
+    /// The tool being called.
+    pub tool: &'a str,
+    /// The client's `clientInfo`, once initialized.
+    pub client_info: Option<&'a Value>,
+}
+
+type Policy = dyn Fn(&PolicyRequest<'_>) -> Option<Refusal> + Send + Sync;
+
+/// One registered tool, ready to serve.
+pub(crate) struct Registered {
+    pub(crate) spec: ToolSpec,
+    pub(crate) input_validator: jsonschema::Validator,
+    /// The input schema as listed (hints read property order and `$defs` from it).
+    pub(crate) input_schema: Value,
+    /// Optional root properties whose Rust type takes `null`: a `null` sent for one of them
+    /// is read as absent (the listed schema does not allow `null`, for portability).
+    pub(crate) null_means_absent: Box<[String]>,
+    pub(crate) output_validator: Option<jsonschema::Validator>,
+    pub(crate) descriptor_output: Option<Value>,
+    /// The Rust type's schema is not an object: values travel as `{"result": …}`.
+    pub(crate) wrap_result: bool,
+    pub(crate) disabled: Option<String>,
+    pub(crate) timeout: Option<Duration>,
+    /// Parameters mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked on
+    /// 2026-07-28 HTTP calls.
+    pub(crate) header_params: Box<[crate::schema::generate::HeaderParam]>,
+    /// A call of this fn without `async` held its thread past the limit: its calls run on the
+    /// blocking pool from now on.
+    pub(crate) seen_blocking: std::sync::atomic::AtomicBool,
+}
+
+impl Registered {
+    /// Where this tool's failures are rendered: with `structuredContent.error` unless the
+    /// tool declares an `outputSchema` and the server keeps the spec's default.
+    pub(crate) fn site(&self, options: &Options) -> crate::rpc::envelope::Site<'_> {
+        crate::rpc::envelope::Site {
+            family: "tool",
+            tool: self.spec.name,
+            contract: self.spec.contract,
+            structured: options.structured_errors || self.output_validator.is_none(),
+            causes: options.error_causes,
+        }
+    }
+}
+
+pub(crate) struct Shared {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) instructions: Option<String>,
+    /// `{"name":…,"version":…}`, for modern results' `_meta`.
+    pub(crate) server_info: Box<RawValue>,
+    /// The tools served now; replaced whole when a tool is added or removed.
+    tools: RwLock<Arc<Tools>>,
+    /// Bumped when the tool list changes: listeners send `notifications/tools/list_changed`.
+    pub(crate) tools_changed: tokio::sync::watch::Sender<u64>,
+    pub(crate) resources: Resources,
+    /// Resource changes announced by the server or a handler.
+    pub(crate) notices: Arc<Notices>,
+    /// The prompts served now; replaced whole when one is added or removed.
+    prompts: RwLock<Arc<Prompts>>,
+    pub(crate) prompts_changed: tokio::sync::watch::Sender<u64>,
+    pub(crate) options: Options,
+    pub(crate) policy: Option<Box<Policy>>,
+    /// App data, the state store and the sealer of `requestState`.
+    pub(crate) stores: Arc<Stores>,
+    /// Blocking-pool threads handlers may hold at once (`max_in_flight`).
+    pub(crate) blocking: Arc<tokio::sync::Semaphore>,
+}
+
+/// The tools served, with their `tools/list` pages serialized once per era: page `i`
+/// answers cursor `i`.
+pub(crate) struct Tools {
+    pub(crate) all: Vec<Arc<Registered>>,
+    by_name: HashMap<&'static str, usize>,
+    pub(crate) legacy_pages: Vec<Box<RawValue>>,
+    pub(crate) modern_pages: Vec<Box<RawValue>>,
+}
+
+impl Tools {
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<Registered>> {
+        self.by_name.get(name).map(|&i| &self.all[i])
+    }
+
+    fn new(tools: Vec<Arc<Registered>>, options: &Options, server_info: &RawValue) -> Tools {
+        let by_name = tools.iter().enumerate().map(|(i, t)| (t.spec.name, i)).collect();
+        let legacy_pages = list_pages(&tools, options, None);
+        let modern_pages = list_pages(&tools, options, Some(server_info));
+        Tools { all: tools, by_name, legacy_pages, modern_pages }
+    }
+}
+
+impl Shared {
+    /// Whether `tools/list` shows `tool` to a caller with `principal`: always, unless the
+    /// server hides the tools whose scopes the caller lacks.
+    pub(crate) fn lists_to(&self, tool: &Registered, principal: Option<&Principal>) -> bool {
+        !self.options.hide_unauthorized_tools
+            || crate::auth::principal::require(principal, tool.spec.scopes, "").is_ok()
+    }
+
+    /// The `tools/list` pages for a caller with `principal` (modern ones when `modern`): the
+    /// pages made once, unless some listed tool is hidden from this caller.
+    pub(crate) fn list_pages_for<'t>(
+        &self,
+        tools: &'t Tools,
+        principal: Option<&Principal>,
+        modern: bool,
+    ) -> std::borrow::Cow<'t, [Box<RawValue>]> {
+        let made = if modern { &tools.modern_pages } else { &tools.legacy_pages };
+        if tools.all.iter().all(|t| t.disabled.is_some() || self.lists_to(t, principal)) {
+            return std::borrow::Cow::Borrowed(made);
+        }
+        let shown: Vec<Arc<Registered>> = tools.all.iter().filter(|t| self.lists_to(t, principal)).cloned().collect();
+        std::borrow::Cow::Owned(list_pages(&shown, &self.options, modern.then_some(&*self.server_info)))
+    }
+
+    /// The tools served now (a consistent set, for the whole of one request).
+    pub(crate) fn tools(&self) -> Arc<Tools> {
+        Arc::clone(&self.tools.read().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    /// The prompts served now.
+    pub(crate) fn prompts(&self) -> Arc<Prompts> {
+        Arc::clone(&self.prompts.read().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    /// Whether prompts are a capability of this server (some were registered at build
+    /// time, or added since).
+    pub(crate) fn has_prompts(&self) -> bool {
+        !self.prompts().all.is_empty() || *self.prompts_changed.borrow() > 0
+    }
+
+    /// Replaces the tool set with what `change` makes of it, and tells listeners.
+    fn change_tools(&self, change: impl FnOnce(&mut Vec<Arc<Registered>>) -> bool) -> bool {
+        let mut current = self.tools.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut tools = current.all.clone();
+        if !change(&mut tools) {
+            return false;
+        }
+        *current = Arc::new(Tools::new(tools, &self.options, &self.server_info));
+        drop(current);
+        self.tools_changed.send_modify(|n| *n += 1);
+        true
+    }
+}
+
+/// An MCP server: tools, built and validated once; serve it with [`Server::serve_stdio`], or
+/// call a tool in-process with [`Server::call`].
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Add two integers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> String {
+///     (a + b).to_string()
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
+/// let server = Server::builder("calc", "1.0.0").tool(add).build()?;
+/// let result = server.call("add", serde_json::json!({"a": 2, "b": 3})).await;
+/// assert_eq!(result.first_text(), Some("5"));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl Server {
+    /// App data registered with [`ServerBuilder::app_data`], from outside a handler.
+    pub fn app_data<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.shared.stores.app_data.get(&TypeId::of::<T>()).and_then(|b| b.downcast_ref::<T>())
+    }
+
+    /// The state store handlers reach with `ctx.state()`, scoped to this server and no tenant:
+    /// to seed or inspect it from outside a handler.
+    pub fn state(&self) -> crate::state::store::State<'_> {
+        crate::state::store::State::new(&self.shared.stores, "")
+    }
+
+    /// Adds a tool while the server runs (or replaces the one of that name): the next
+    /// `tools/list` shows it, and clients listening for changes are told
+    /// (`notifications/tools/list_changed`). A tool whose schema does not compile is refused
+    /// as at build time.
+    pub fn add_tool<T: ToolDef>(&self, _tool: T) -> Result<(), Error> {
+        let registered = Arc::new(register(T::spec(), None, &self.shared.options)?);
+        self.shared.change_tools(|tools| {
+            tools.retain(|t| t.spec.name != registered.spec.name);
+            tools.push(registered);
+            true
+        });
+        Ok(())
+    }
+
+    /// Removes a tool while the server runs; calls already running finish. `false` when no
+    /// tool has that name. Clients listening for changes are told.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.shared.change_tools(|tools| {
+            let before = tools.len();
+            tools.retain(|t| t.spec.name != name);
+            tools.len() < before
+        })
+    }
+}
+
+impl Server {
+    /// Adds a prompt while the server runs (or replaces the one of that name): clients
+    /// listening for changes are told (`notifications/prompts/list_changed`).
+    pub fn add_prompt<T: PromptDef>(&self, _prompt: T) {
+        let spec = Arc::new(T::spec());
+        self.change_prompts(|prompts| {
+            prompts.retain(|p| p.name != spec.name);
+            prompts.push(spec);
+            true
+        });
+    }
+
+    /// Removes a prompt while the server runs. `false` when no prompt has that name.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.change_prompts(|prompts| {
+            let before = prompts.len();
+            prompts.retain(|p| p.name != name);
+            prompts.len() < before
+        })
+    }
+
+    fn change_prompts(&self, change: impl FnOnce(&mut Vec<Arc<PromptSpec>>) -> bool) -> bool {
+        let shared = &self.shared;
+        let mut current = shared.prompts.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut all = current.all.clone();
+        if !change(&mut all) {
+            return false;
+        }
+        *current = Arc::new(Prompts { all });
+        drop(current);
+        shared.prompts_changed.send_modify(|n| *n += 1);
+        true
+    }
+
+    /// Tells clients that the set of resources changed (a template's `list` fn now lists
+    /// other instances): `notifications/resources/list_changed` goes to 2025 sessions and to
+    /// 2026-07-28 listen streams that asked for it.
+    pub fn resources_changed(&self) {
+        self.shared.notices.resources_changed();
+    }
+
+    /// Tells clients subscribed to `uri` that its contents changed:
+    /// `notifications/resources/updated` goes to the 2025 sessions that sent
+    /// `resources/subscribe` for it and to 2026-07-28 listen streams that named it.
+    pub fn resource_updated(&self, uri: impl Into<String>) {
+        self.shared.notices.resource_updated(uri.into());
+    }
+}

@@ -1,0 +1,330 @@
+//! What handlers keep between calls: a store of JSON values by key, each with a time to live,
+//! with an atomic `take`; in memory by default, in Redis (feature `redis`) when several
+//! replicas must share it. Handlers reach it through [`Ctx::state`](crate::Ctx::state), scoped
+//! to the server's namespace and the caller's tenant.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use mcp_core::ToolError;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::state::seal::Sealer;
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// A store of text values by key, each with a time to live. Keys arrive already scoped
+/// (namespace and tenant); values are JSON text.
+///
+/// `take` must be atomic: among any number of concurrent callers for one live key, exactly one
+/// gets the value (Redis: one `GETDEL`). An expired key is absent for every method.
+pub trait StateStore: Send + Sync + 'static {
+    /// The value of `key`, if it is live.
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>>;
+    /// Sets `key` to `value` for `ttl`.
+    fn set<'a>(&'a self, key: &'a str, value: String, ttl: Duration) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// Removes `key`: whether it was live.
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>>;
+    /// The live keys that start with `prefix`, sorted.
+    fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>>;
+    /// Removes `key` and gives its value, atomically: of concurrent takers, one wins.
+    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>>;
+}
+
+/// A state store that did not answer: unreachable, timed out, or refused the command. The
+/// text names the backend and what failed, never a password.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("state store ({backend}): {detail}")]
+pub struct StoreError {
+    backend: &'static str,
+    detail: String,
+}
+
+impl StoreError {
+    /// A failure of `backend` ("redis", "memory", or a custom store's name).
+    pub fn new(backend: &'static str, detail: impl Into<String>) -> Self {
+        StoreError { backend, detail: detail.into() }
+    }
+}
+
+/// The in-memory store: one process's, gone when it ends. The default.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    entries: Mutex<HashMap<String, Entry>>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    value: String,
+    expires: tokio::time::Instant,
+}
+
+impl Entry {
+    fn live(&self) -> bool {
+        self.expires > tokio::time::Instant::now()
+    }
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        MemoryStore::default()
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Every this many keys, a `set` first drops the expired ones, so that keys nobody reads again
+/// do not stay.
+const SWEEP_AT: usize = 1024;
+
+impl StateStore for MemoryStore {
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
+        let value = self.entries().get(key).filter(|e| e.live()).map(|e| e.value.clone());
+        Box::pin(std::future::ready(Ok(value)))
+    }
+
+    fn set<'a>(&'a self, key: &'a str, value: String, ttl: Duration) -> BoxFuture<'a, Result<(), StoreError>> {
+        let now = tokio::time::Instant::now();
+        let mut entries = self.entries();
+        if entries.len() >= SWEEP_AT && entries.len().is_power_of_two() {
+            entries.retain(|_, e| e.expires > now);
+        }
+        let expires = now.checked_add(ttl).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400));
+        entries.insert(key.to_owned(), Entry { value, expires });
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let removed = self.entries().remove(key).is_some_and(|e| e.live());
+        Box::pin(std::future::ready(Ok(removed)))
+    }
+
+    fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
+        let mut keys: Vec<String> =
+            self.entries().iter().filter(|(k, e)| k.starts_with(prefix) && e.live()).map(|(k, _)| k.clone()).collect();
+        keys.sort();
+        Box::pin(std::future::ready(Ok(keys)))
+    }
+
+    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
+        // One lock around the removal: of concurrent takers, exactly one finds the entry.
+        let value = self.entries().remove(key).filter(Entry::live).map(|e| e.value);
+        Box::pin(std::future::ready(Ok(value)))
+    }
+}
+
+/// Unredeemed consent records one caller may hold unless the server says otherwise.
+pub(crate) const DEFAULT_CONSENTS_PER_CALLER: usize = 64;
+
+/// Shared values registered with `ServerBuilder::app_data`, by type.
+pub(crate) type AppData = HashMap<std::any::TypeId, Box<dyn std::any::Any + Send + Sync>>;
+
+/// What every handler of a server can reach beyond its call: the typed app data, the state
+/// store, and the sealer of `requestState`.
+pub(crate) struct Stores {
+    pub(crate) app_data: AppData,
+    pub(crate) store: Arc<dyn StateStore>,
+    /// Scopes every key this server's handlers use (default: the server's name).
+    pub(crate) namespace: String,
+    pub(crate) sealer: Sealer,
+    /// Unredeemed consent records one caller may hold; asking past it lets the oldest go.
+    pub(crate) consents_per_caller: usize,
+    /// Held while a caller's list of consent records changes, so that concurrent asks of
+    /// this process do not lose one another's records from it.
+    pub(crate) consent_lock: tokio::sync::Mutex<()>,
+}
+
+impl Stores {
+    pub(crate) fn new(app_data: AppData, store: Arc<dyn StateStore>, namespace: String, sealer: Sealer) -> Self {
+        Stores {
+            app_data,
+            store,
+            namespace,
+            sealer,
+            consents_per_caller: DEFAULT_CONSENTS_PER_CALLER,
+            consent_lock: tokio::sync::Mutex::new(()),
+        }
+    }
+}
+
+impl Default for Stores {
+    /// A test context's: an empty memory store and a random sealing key.
+    fn default() -> Self {
+        Stores::new(
+            AppData::new(),
+            Arc::new(MemoryStore::new()),
+            "test".to_owned(),
+            Sealer::ephemeral(crate::state::seal::DEFAULT_TTL),
+        )
+    }
+}
+
+/// The state store as one handler sees it: keys scoped to the server's namespace and the
+/// caller's tenant, values any serde type (stored as JSON). Get it with
+/// [`Ctx::state`](crate::Ctx::state).
+///
+/// Every method fails the same way when the store does not answer: a retryable
+/// `ServiceUnavailable` (-32000) failure, reason `state_store_unavailable`, whose hint says to
+/// retry; the log names the store's error, the client never sees it.
+pub struct State<'a> {
+    store: &'a dyn StateStore,
+    scope: String,
+}
+
+/// Escapes `:` and `%` in one part of a scope, so that no namespace or tenant can reach into
+/// another's keys.
+fn scope_part(part: &str, into: &mut String) {
+    for c in part.chars() {
+        match c {
+            ':' => into.push_str("%3A"),
+            '%' => into.push_str("%25"),
+            c => into.push(c),
+        }
+    }
+}
+
+impl<'a> State<'a> {
+    pub(crate) fn new(stores: &'a Stores, tenant: &str) -> State<'a> {
+        let mut scope = String::with_capacity(stores.namespace.len() + tenant.len() + 8);
+        scope.push_str("mcp:");
+        scope_part(&stores.namespace, &mut scope);
+        scope.push(':');
+        scope_part(tenant, &mut scope);
+        scope.push(':');
+        State { store: &*stores.store, scope }
+    }
+
+    fn key(&self, key: &str) -> String {
+        format!("{}{key}", self.scope)
+    }
+
+    /// The value of `key`, if it is live.
+    pub async fn get<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, ToolError> {
+        match self.store.get(&self.key(key)).await.map_err(unavailable)? {
+            Some(text) => read(key, &text).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Sets `key` to `value` for `ttl`.
+    pub async fn set<T: Serialize + ?Sized>(&self, key: &str, value: &T, ttl: Duration) -> Result<(), ToolError> {
+        let text = serde_json::to_string(value).map_err(|e| {
+            ToolError::internal("The server could not store a value.")
+                .reason("state_unreadable")
+                .retryable(false)
+                .with_source(e)
+        })?;
+        self.store.set(&self.key(key), text, ttl).await.map_err(unavailable)
+    }
+
+    /// Removes `key`: whether it was live.
+    pub async fn delete(&self, key: &str) -> Result<bool, ToolError> {
+        self.store.delete(&self.key(key)).await.map_err(unavailable)
+    }
+
+    /// The live keys that start with `prefix` (without the scope), sorted.
+    pub async fn list(&self, prefix: &str) -> Result<Vec<String>, ToolError> {
+        let keys = self.store.list(&self.key(prefix)).await.map_err(unavailable)?;
+        Ok(keys.into_iter().filter_map(|k| k.strip_prefix(&self.scope).map(str::to_owned)).collect())
+    }
+
+    /// Removes `key` and gives its value, atomically: among any number of concurrent callers
+    /// (on any replica sharing the store), exactly one gets `Some`.
+    pub async fn take<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, ToolError> {
+        match self.store.take(&self.key(key)).await.map_err(unavailable)? {
+            Some(text) => read(key, &text).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The failure of a store that did not answer.
+pub(crate) fn unavailable(error: StoreError) -> ToolError {
+    ToolError::service_unavailable("The server's state store is unavailable.")
+        .reason("state_store_unavailable")
+        .retryable(true)
+        .hint("Retry the call in a few seconds; if it keeps failing, report the request id to the server operator.")
+        .with_source(error)
+}
+
+/// A stored value read as `T`: one that does not read is the server's bug (another type was
+/// stored under the key).
+fn read<T: DeserializeOwned>(key: &str, text: &str) -> Result<T, ToolError> {
+    serde_json::from_str(text).map_err(|e| {
+        ToolError::internal("The server could not read a value it stored.")
+            .reason("state_unreadable")
+            .retryable(false)
+            .hint("Do not retry; report the request id to the server operator.")
+            .with_source(StoreError::new(
+                "value",
+                format!("`{key}` does not read as {}: {e}", std::any::type_name::<T>()),
+            ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn of_a_thousand_concurrent_takes_of_one_key_exactly_one_wins() {
+        let store = Arc::new(MemoryStore::new());
+        store.set("k", "\"v\"".into(), Duration::from_secs(60)).await.unwrap();
+        let rt_tasks: Vec<_> = (0..1000)
+            .map(|_| {
+                let store = Arc::clone(&store);
+                tokio::spawn(async move { store.take("k").await.unwrap() })
+            })
+            .collect();
+        let mut won = 0;
+        for task in rt_tasks {
+            won += usize::from(task.await.unwrap().is_some());
+        }
+        assert_eq!(won, 1);
+        assert_eq!(store.take("k").await.unwrap(), None, "a second take finds nothing");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn expired_keys_are_absent_for_every_method() {
+        let store = MemoryStore::new();
+        store.set("a", "1".into(), Duration::from_secs(10)).await.unwrap();
+        store.set("b", "2".into(), Duration::from_secs(30)).await.unwrap();
+        tokio::time::advance(Duration::from_secs(10)).await;
+        assert_eq!(store.get("a").await.unwrap(), None);
+        assert_eq!(store.take("a").await.unwrap(), None);
+        assert!(!store.delete("a").await.unwrap());
+        assert_eq!(store.list("").await.unwrap(), vec!["b".to_owned()]);
+        assert_eq!(store.get("b").await.unwrap().as_deref(), Some("2"));
+    }
+
+    #[tokio::test]
+    async fn tenants_and_namespaces_cannot_reach_each_other() {
+        let stores = Stores::default();
+        let a = State::new(&stores, "tenant-a");
+        let b = State::new(&stores, "tenant-b");
+        // A tenant whose name tries to reach into another's keys.
+        let sly = State::new(&stores, "tenant-a:x");
+        a.set("x:secret", &1, Duration::from_secs(60)).await.unwrap();
+        assert_eq!(b.take::<i32>("x:secret").await.unwrap(), None);
+        assert_eq!(sly.get::<i32>("secret").await.unwrap(), None);
+        assert_eq!(b.list("").await.unwrap(), Vec::<String>::new());
+        assert_eq!(a.list("x:").await.unwrap(), vec!["x:secret".to_owned()]);
+        assert_eq!(a.take::<i32>("x:secret").await.unwrap(), Some(1));
+    }
+
+    #[tokio::test]
+    async fn a_value_of_another_type_is_the_servers_bug_not_the_callers() {
+        let stores = Stores::default();
+        let state = State::new(&stores, "");
+        state.set("n", "text", Duration::from_secs(60)).await.unwrap();
+        let err = state.get::<u32>("n").await.unwrap_err();
+        assert_eq!(err.reason_str(), Some("state_unreadable"));
+        assert_eq!(err.is_retryable(), Some(false));
+    }
+}

@@ -1,0 +1,8 @@
+//! What a `#[tool]` is at run time: its definition and call wrapper (`tool`), its parameters
+//! read by their table (`params`), its return value turned into a result (`output`), and the
+//! compile-time probes the macro's expansion uses (`checks`).
+
+pub(crate) mod checks;
+pub(crate) mod output;
+pub(crate) mod params;
+pub(crate) mod tool;

@@ -1,0 +1,143 @@
+//! An in-process connection: JSON-RPC lines in, the lines the server writes out, with no
+//! transport. The same session logic as stdio, for tests and benchmarks.
+
+use std::sync::Arc;
+
+use crate::protocol::session::{Admit, Next, Seen, Session, State};
+use crate::rpc::channel::Channel;
+use crate::rpc::outbox::Outbox;
+use crate::server::Server;
+
+/// One client connection to a [`Server`], in-process. Feed it JSON-RPC messages with
+/// [`Connection::send`]; it returns everything the server wrote in answer (responses and
+/// notifications), exactly as stdio would carry them.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Says hello.
+/// #[tool]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
+/// let server = Server::builder("demo", "1.0.0").tool(hello).build()?;
+/// let mut conn = server.connect();
+/// conn.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#).await;
+/// let out = conn.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello"}}"#).await;
+/// assert_eq!(out, [r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello"}]}}"#]);
+/// # Ok(()) }
+/// ```
+pub struct Connection {
+    session: Arc<Session>,
+    written: Arc<Outbox>,
+}
+
+impl Server {
+    /// Opens an in-process connection (a fresh session: not initialized, log level `info`).
+    pub fn connect(&self) -> Connection {
+        let written = Arc::new(Outbox::default());
+        // `send` runs a call to its end, so no answer to a request of ours can come meanwhile.
+        let channel = Channel::new(Some(Arc::clone(&written)), None).without_answers();
+        let session = Session::new(Arc::clone(&self.shared), Arc::new(State::new()), channel, None);
+        Connection { session: Arc::new(session), written }
+    }
+}
+
+impl Connection {
+    /// Handles one message (a `tools/call` runs to completion) and returns the lines the
+    /// server wrote meanwhile, without their newlines. A tool that asks a 2025 session's
+    /// client (`Ctx::ask`) fails here at once: nothing could answer it while the call runs.
+    pub async fn send(&mut self, message: &str) -> Vec<String> {
+        let admit = Admit { answer: true, run: true, refuse: false };
+        if let Next::Call { id, job, cancel } = self.session.handle(message.as_bytes(), admit, Seen::Fresh) {
+            let listen = job.is_listen();
+            let run = Arc::clone(&self.session).run_call(id, job, cancel);
+            if listen {
+                // A listen stream runs until cancelled: what it sends shows in later answers.
+                tokio::spawn(run);
+            } else {
+                run.await;
+            }
+        }
+        let mut out = Vec::new();
+        self.written.take(usize::MAX, |line| {
+            if line.bytes.is_empty() {
+                return;
+            }
+            let mut line = line.bytes;
+            line.pop();
+            out.push(String::from_utf8(line).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
+        });
+        out
+    }
+}
+
+impl Server {
+    /// Reads a resource as a 2025-11-25 client would (`resources/read`), without a
+    /// transport: for tests. The result is `{contents: [...]}`; a failure is the JSON-RPC
+    /// error a client would get (`data` carries the reason, hint and request id).
+    pub async fn read_resource(&self, uri: &str) -> Result<serde_json::Value, crate::rpc::jsonrpc::RpcError> {
+        self.in_process("resources/read", serde_json::json!({"uri": uri})).await
+    }
+
+    /// Gets a prompt as a 2025-11-25 client would (`prompts/get`), without a transport: for
+    /// tests. The result is `{messages: [...]}` (and `description` when the prompt sets one).
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: serde_json::Value,
+    ) -> Result<serde_json::Value, crate::rpc::jsonrpc::RpcError> {
+        self.in_process("prompts/get", serde_json::json!({"name": name, "arguments": arguments})).await
+    }
+
+    async fn in_process(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, crate::rpc::jsonrpc::RpcError> {
+        let channel = std::sync::Arc::new(crate::rpc::channel::Channel::new(None, None));
+        let client = crate::rpc::era::Client::Legacy(std::sync::Arc::default());
+        let cancel = std::sync::Arc::default();
+        let shared = &self.shared;
+        let caller = crate::context::ctx::Caller {
+            channel: &channel,
+            client: &client,
+            cancel: &cancel,
+            stores: &shared.stores,
+            notices: &shared.notices,
+            causes: shared.options.error_causes,
+            ask_timeout: shared.options.ask_timeout,
+        };
+        let feature = crate::protocol::router::request(shared, method, Some(params))?;
+        crate::protocol::router::run(shared, &caller, feature).await
+    }
+
+    /// Runs one call through the production pipeline (resolution, policy, argument
+    /// validation, handler, output validation, envelope) without a transport: for tests.
+    /// Failures come back as error envelopes, exactly as a client would see them.
+    pub async fn call(&self, name: &str, arguments: serde_json::Value) -> mcp_core::CallToolResult {
+        let channel = std::sync::Arc::new(crate::rpc::channel::Channel::new(None, None));
+        let client = crate::rpc::era::Client::Legacy(std::sync::Arc::default());
+        let req = crate::protocol::dispatch::CallRequest {
+            name: name.to_owned(),
+            arguments: Some(arguments),
+            progress_token: None,
+            input_responses: None,
+            request_state: None,
+        };
+        match crate::protocol::dispatch::call(&self.shared, &channel, &client, req, std::sync::Arc::default()).await {
+            Ok(crate::context::ask::Reply::Complete(result)) => result,
+            // A 2025 call never returns `input_required`: its asks are fulfilled or refused.
+            Ok(crate::context::ask::Reply::InputRequired(_)) => unreachable!("in-process calls are 2025 calls"),
+            // Strict resolution applies on the wire only; in-process calls never take it.
+            // A handler's ask that breaks the protocol's rules (asking nothing): its author's bug.
+            Err(e) => mcp_core::CallToolResult {
+                content: vec![mcp_core::Content::text(format!("Error: {} ({})", e.message, e.code))],
+                is_error: Some(true),
+                ..mcp_core::CallToolResult::default()
+            },
+        }
+    }
+}
