@@ -694,6 +694,73 @@ fn drain_into(stderr: ChildStderr, sink: std::sync::Arc<std::sync::Mutex<String>
     });
 }
 
+/// An error result's text as the model reads it (ERRORS.md §6): `Error: <message>`, then
+/// `Recovery: <hint>` when the message does not already hold the hint, then the terms line
+/// `(reason <r> · retryable | not retryable · request <id>)`, blocks joined by a blank line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorText<'a> {
+    /// What follows `Error: `.
+    pub message: &'a str,
+    /// The `Recovery: ` block, when there is one.
+    pub hint: Option<&'a str>,
+    /// The reason of the terms line, when it names one.
+    pub reason: Option<&'a str>,
+    /// `retryable` (`Some(true)`), `not retryable` (`Some(false)`), or neither (`None`).
+    pub retryable: Option<bool>,
+    /// The request id that ends the terms line (checked to be `XXXXX-XXXXX`).
+    pub request_id: &'a str,
+}
+
+impl<'a> ErrorText<'a> {
+    /// Reads an error text; `Err` says how it breaks the form. The message may itself hold
+    /// blank lines: the hint and terms are read from the end.
+    pub fn parse(text: &'a str) -> Result<ErrorText<'a>, String> {
+        let rest = text.strip_prefix("Error: ").ok_or_else(|| format!("error text not `Error: …`: {text:?}"))?;
+        let (body, terms) = rest.rsplit_once("\n\n(").ok_or_else(|| format!("no terms line: {text:?}"))?;
+        let terms = terms.strip_suffix(')').ok_or_else(|| format!("the terms line does not end with `)`: {text:?}"))?;
+        let (message, hint) = match body.rsplit_once("\n\nRecovery: ") {
+            Some((message, hint)) => (message, Some(hint)),
+            None => (body, None),
+        };
+        let mut reason = None;
+        let mut retryable = None;
+        let mut request_id = None;
+        // Each term at most once, in the order reason, retryability, request id.
+        let mut order = 0;
+        for term in terms.split(" · ") {
+            let (rank, ok) = if let Some(r) = term.strip_prefix("reason ") {
+                reason = Some(r);
+                (1, !r.is_empty())
+            } else if term == "retryable" || term == "not retryable" {
+                retryable = Some(term == "retryable");
+                (2, true)
+            } else if let Some(id) = term.strip_prefix("request ") {
+                request_id = Some(id);
+                (3, is_request_id(id))
+            } else {
+                (0, false)
+            };
+            if !ok || rank <= order {
+                return Err(format!("term {term:?} out of place in the terms line of {text:?}"));
+            }
+            order = rank;
+        }
+        let request_id = request_id.ok_or_else(|| format!("the terms line has no request id: {text:?}"))?;
+        Ok(ErrorText { message, hint, reason, retryable, request_id })
+    }
+
+    /// The text of an error result (`content[0].text` of a result with `isError: true`);
+    /// `Ok(None)` for a result that is no error.
+    pub fn of(result: &'a Value) -> Result<Option<ErrorText<'a>>, String> {
+        if result["isError"] != json!(true) {
+            return Ok(None);
+        }
+        let text =
+            result["content"][0]["text"].as_str().ok_or_else(|| format!("an error result without text: {result}"))?;
+        ErrorText::parse(text).map(Some)
+    }
+}
+
 /// Replaces the request id in an envelope with `<RID>` after checking its format; returns
 /// the id. The id is read from `structuredContent.error` when the result has it, else from
 /// the text's terms line (a tool with an output schema sends no `structuredContent` on error).
