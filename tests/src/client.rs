@@ -606,6 +606,22 @@ impl Client {
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }
+
+    /// Waits until the server has written `needle` to stderr at least `times` times (the
+    /// fixture's `wait_cancel` writes `waiting for a cancel: <id>` once it runs): an event to
+    /// wait on instead of a fixed sleep. Gives up after 10 s; whether it came.
+    pub fn wait_for_stderr(&self, needle: &str, times: usize) -> bool {
+        let start = std::time::Instant::now();
+        loop {
+            if self.stderr.lock().unwrap().matches(needle).count() >= times {
+                return true;
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
 }
 
 impl Drop for Client {

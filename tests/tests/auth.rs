@@ -527,7 +527,10 @@ fn fixture_server_takes_its_authorization_from_the_environment_and_never_logs_a_
     let metadata = request(port, "GET", "/.well-known/oauth-protected-resource/mcp", &[], b"").expect("answered");
     let metadata: Value = serde_json::from_str(&metadata.text()).expect("JSON");
     assert_eq!(metadata["scopes_supported"], json!(SCOPES));
-    std::thread::sleep(Duration::from_millis(200));
+    // A last refused request: its record is written after every record above (one queue
+    // writes them in order), so once it shows, the log of every request above is complete.
+    assert_eq!(call_with(port, Some("the-last-one"), "whoami").status, 401);
+    assert!(c.wait_for_stderr("refused a request's bearer token", 2), "the refusals are logged: {}", c.stderr());
     let log = c.stderr();
     assert!(log.contains("refused a request's bearer token"), "the refusal is logged: {log}");
     for secret in [&valid, &expired] {

@@ -612,7 +612,10 @@ fn the_handler_never_runs() {
     let mut result = c.call("boom", json!({"x": 1}));
     take_request_id(&mut result);
     assert_eq!(result["structuredContent"]["error"]["data"]["reason"], json!("invalid_arguments"));
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    // A failure last: once its record shows, whatever the refused call logged has shown too
+    // (one queue writes the records in order).
+    c.call("fetch_items", json!({"ids": []}));
+    assert!(c.wait_for_stderr("No data for 0 ids", 1), "the last failure is logged:\n{}", c.stderr());
     assert!(!c.stderr().contains("secret panic payload"), "{}", c.stderr());
     assert!(!c.stderr().contains("handler panicked"), "{}", c.stderr());
 }
