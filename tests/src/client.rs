@@ -65,6 +65,9 @@ pub enum ClientEra {
     /// - Over HTTP each such request carries `MCP-Protocol-Version`, `Mcp-Method` and, for
     ///   `tools/call`, `Mcp-Name` (in its `=?base64?…?=` form when the name is not plain
     ///   visible ASCII); never `Mcp-Session-Id`.
+    /// - Over HTTP, `notifications/cancelled` is not sent: the client closes the connection
+    ///   of the request it names, which is how a 2026-07-28 client cancels over HTTP (a
+    ///   notification on another POST reaches no call: modern requests have no session).
     Modern,
 }
 
@@ -177,6 +180,16 @@ struct Http {
     port: u16,
     session: std::sync::Arc<std::sync::Mutex<Option<String>>>,
     lines: mpsc::Sender<String>,
+    /// In modern mode: the connection of each request not answered yet, by id (as JSON
+    /// text), for `notifications/cancelled` to close.
+    open: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Connection>>>,
+}
+
+/// A modern request's connection, or the mark that it was cancelled (closed, or to be closed
+/// as soon as it is open).
+enum Connection {
+    Open(std::net::TcpStream),
+    Cancelled,
 }
 
 /// How [`Client::spawn_with`] handles the child's pipes. The default is what
@@ -255,7 +268,7 @@ impl Client {
             unread_stdout: None,
             _unread_stderr: None,
             feeder: None,
-            http: Some(Http { port, session: std::sync::Arc::default(), lines: tx }),
+            http: Some(Http { port, session: std::sync::Arc::default(), lines: tx, open: std::sync::Arc::default() }),
             modern: (ClientEra::from_env() == ClientEra::Modern).then(Modern::new),
         }
     }
@@ -278,6 +291,19 @@ impl Client {
         let (port, session, lines) = (http.port, std::sync::Arc::clone(&http.session), http.lines.clone());
         let body = line.as_bytes().to_vec();
         let modern = modern_headers(line, self.modern.is_some());
+        // A modern cancellation closes the request's connection instead.
+        let message: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+        if self.modern.is_some() && message["method"] == "notifications/cancelled" {
+            let id = message["params"]["requestId"].to_string();
+            if let Some(Connection::Open(stream)) = http.open.lock().unwrap().insert(id, Connection::Cancelled) {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
+            return;
+        }
+        let tracked = (self.modern.is_some() && message.get("method").is_some())
+            .then(|| message.get("id").map(Value::to_string))
+            .flatten();
+        let open = std::sync::Arc::clone(&http.open);
         let (begun, started) = mpsc::channel();
         std::thread::spawn(move || {
             let sid = session.lock().unwrap().clone();
@@ -288,8 +314,27 @@ impl Client {
             } else if let Some(sid) = sid.as_deref() {
                 headers.push(("Mcp-Session-Id", sid));
             }
-            let mut response = match crate::http::request(port, "POST", "/mcp", &headers, &body) {
+            let sent = crate::http::send(port, "POST", "/mcp", &headers, &body).and_then(|stream| {
+                if let Some(id) = &tracked {
+                    let mut open = open.lock().unwrap();
+                    if matches!(open.get(id), Some(Connection::Cancelled)) {
+                        let _ = stream.shutdown(std::net::Shutdown::Both);
+                    } else {
+                        open.insert(id.clone(), Connection::Open(stream.try_clone()?));
+                    }
+                }
+                crate::http::read_response(stream)
+            });
+            let cancelled = || {
+                tracked.as_ref().is_some_and(|id| matches!(open.lock().unwrap().get(id), Some(Connection::Cancelled)))
+            };
+            let mut response = match sent {
                 Ok(response) => response,
+                // Closed by a cancellation: nothing to say.
+                Err(_) if cancelled() => {
+                    let _ = begun.send(());
+                    return;
+                }
                 Err(e) => {
                     // Said, not dropped: a test waiting for the answer sees why none came.
                     let _ = lines
@@ -313,6 +358,9 @@ impl Client {
                 if !text.trim().is_empty() {
                     let _ = lines.send(text);
                 }
+            }
+            if let Some(id) = &tracked {
+                open.lock().unwrap().remove(id);
             }
         });
         let _ = started.recv_timeout(Duration::from_millis(300));
