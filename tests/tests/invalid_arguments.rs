@@ -620,12 +620,13 @@ fn the_handler_never_runs() {
     assert!(!c.stderr().contains("handler panicked"), "{}", c.stderr());
 }
 
-/// Very many issues cost no more than their number: 20,000 unknown keys and 20,000
-/// items missing a field are refused at once, with the first ones shown.
+/// Very many issues: 20,000 unknown keys and 20,000 items missing a field are refused with
+/// the first ones shown and the rest counted. (How long that takes is a figure of
+/// `cargo bench -p mcp-tests --bench timings`, not a test: a duration says more about the
+/// machine than about the code.)
 #[test]
-fn very_many_issues_are_refused_quickly() {
+fn very_many_issues_are_refused_with_the_first_ones_shown() {
     let mut c = server();
-    let started = std::time::Instant::now();
     let mut args = serde_json::Map::new();
     args.insert("query".into(), json!("q"));
     for i in 0..20_000 {
@@ -655,5 +656,4 @@ fn very_many_issues_are_refused_quickly() {
         Value::Array(issues),
     );
     check(&mut c, &[unknown, missing]);
-    assert!(started.elapsed() < std::time::Duration::from_secs(5), "took {:?}", started.elapsed());
 }
