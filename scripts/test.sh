@@ -156,8 +156,9 @@ CI="${CI:-true}" cargo test --workspace --no-fail-fast
 
 # The bench itself runs a minute per transport (`cargo bench -p mcp-tests --bench soak`); here a
 # short round checks its correctness and resource figures on every change, never its speed.
-step "soak: a short hostile-client round over stdio and HTTP (every valid request answered; memory, descriptors, threads back)"
-cargo bench --profile dev -p mcp-tests --bench soak -- --seconds 5
+step "soak: a short hostile-client round over stdio, and 30 s of hostile HTTP (issue 29's attacks among valid calls; every valid request answered; memory, descriptors, threads back)"
+cargo bench --profile dev -p mcp-tests --bench soak -- --seconds 5 --only stdio
+cargo bench --profile dev -p mcp-tests --bench soak -- --seconds 30 --only http
 
 step "the envelope, classification and hint suites again, over Streamable HTTP"
 MCP_TEST_TRANSPORT=http cargo test -p mcp-tests --no-fail-fast \

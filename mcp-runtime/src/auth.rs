@@ -39,6 +39,9 @@ pub enum TokenProblem {
     WrongAudienceOrIssuer,
     /// The keys to check it with cannot be had now (the JWKS endpoint is down).
     KeysUnavailable,
+    /// Valid, but names neither a subject (`sub`) nor a client (`client_id`): no caller to
+    /// bind sessions, sealed state or consent to (RFC 9068 requires both).
+    Anonymous,
     /// Anything else the validator refuses.
     Other,
 }
@@ -63,6 +66,7 @@ impl TokenProblem {
                 "The access token was not issued for this resource by a trusted issuer"
             }
             TokenProblem::KeysUnavailable => "The access token cannot be verified now; retry later",
+            TokenProblem::Anonymous => "The access token names neither a subject nor a client",
             TokenProblem::Other => "The access token is invalid",
         }
     }
@@ -277,6 +281,12 @@ impl Authorization {
             tracing::info!(target: "mcp_runtime::auth", problem = ?e.kind, detail = %e.detail, "refused a request's bearer token");
             Refused::Invalid(e.kind)
         })?;
+        if principal.subject().is_none() && principal.client_id().is_none() {
+            // Two such callers could not be told apart: each would reach the other's sessions,
+            // sealed states and consent records.
+            tracing::info!(target: "mcp_runtime::auth", "refused a request's bearer token: it names neither a subject nor a client");
+            return Err(Refused::Invalid(TokenProblem::Anonymous));
+        }
         let required: Vec<&str> = self.required_scopes.iter().map(String::as_str).collect();
         if !principal.missing_scopes(&required).is_empty() {
             tracing::info!(target: "mcp_runtime::auth", subject = principal.subject(), "refused a request: the token lacks a required scope");

@@ -58,6 +58,16 @@ impl Channel {
         self.http.as_deref()
     }
 
+    /// The address the HTTP request came from, when the accept loop recorded it.
+    pub(crate) fn peer(&self) -> Option<std::net::IpAddr> {
+        peer_of(self.http.as_deref()?)
+    }
+
+    /// Who sent the request, for per-caller limits ([`crate::principal::client_key`]).
+    pub(crate) fn caller(&self) -> String {
+        crate::principal::client_key(self.principal(), self.peer())
+    }
+
     /// Queues an answer.
     pub(crate) fn send(&self, line: Vec<u8>) {
         if let Some(out) = &self.out {
@@ -150,4 +160,12 @@ pub(crate) fn mirror(headers: &http::HeaderMap, name: &str) -> Option<Result<Str
             .ok_or(()),
         None => Ok(text.to_owned()),
     })
+}
+
+/// The address a request came from, when the server that runs the router records it
+/// ([`Server::serve_http`](crate::Server::serve_http) does; behind your own,
+/// `into_make_service_with_connect_info`).
+pub(crate) fn peer_of(request: &http::request::Parts) -> Option<std::net::IpAddr> {
+    use axum::extract::ConnectInfo;
+    request.extensions.get::<ConnectInfo<std::net::SocketAddr>>().map(|ConnectInfo(addr)| addr.ip())
 }

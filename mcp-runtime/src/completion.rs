@@ -114,19 +114,24 @@ pub(crate) fn request(params: Option<&Value>) -> Result<CompletionRequest, RpcEr
     Ok(CompletionRequest { reference, argument: text(argument, "name")?, value: text(argument, "value")? })
 }
 
-/// Runs the completer of `argument` among `completers` (of the prompt or template `owner`):
+/// Runs the completer of `argument` among `completers` (of the prompt or template `owner`,
+/// for a caller that holds its `scopes`; refused like a read or a get otherwise):
 /// `{completion: {values, total, hasMore}}`, with no values when it has none.
 pub(crate) async fn run(
     caller: &Caller<'_>,
     owner: &'static str,
+    scopes: &[&str],
     completers: &[(&'static str, Completer)],
     req: CompletionRequest,
 ) -> Result<Value, RpcError> {
+    let request_id = RequestId::generate();
+    let site = Site { family: "completion", tool: owner, contract: &[], structured: true, causes: caller.causes };
+    if let Err(err) = crate::principal::require(caller.channel.principal(), scopes, owner) {
+        return Err(fail_rpc(site, err, request_id, Origin::Refusal, None));
+    }
     let Some((_, completer)) = completers.iter().find(|(arg, _)| *arg == req.argument) else {
         return Ok(json!({"completion": {"values": [], "total": 0, "hasMore": false}}));
     };
-    let request_id = RequestId::generate();
-    let site = Site { family: "completion", tool: owner, contract: &[], structured: true, causes: caller.causes };
     let call = caller.call(owner, json!({"value": req.value}), request_id);
     let mut values = match CatchUnwind(completer(call)).await {
         Ok(Ok(values)) => values,

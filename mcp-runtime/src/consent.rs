@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::ask::{Ask, Elicitation, Elicited, Inputs};
-use crate::state::State;
+use crate::state::{State, Stores};
 
 /// The key the consent form is asked (and answered) under.
 pub(crate) const KEY: &str = "consent";
@@ -27,6 +27,8 @@ pub(crate) const KEY: &str = "consent";
 const PREFIX: &str = "consent:";
 /// How long a record waits for its answer: as long as the state that carries it opens.
 const TTL: Duration = crate::seal::DEFAULT_TTL;
+/// Unredeemed records one caller may hold unless the server says otherwise.
+pub(crate) const DEFAULT_PER_CALLER: usize = 64;
 
 /// An action to ask the user's consent for, with [`Ctx::consent`](crate::Ctx::consent): the
 /// form `T` the user fills in (a `confirm: bool` is typical), the message they read, and what
@@ -86,11 +88,7 @@ impl<T: JsonSchema + DeserializeOwned + 'static> Consent<T> {
     #[must_use]
     pub fn salient(mut self, arguments: &impl Serialize) -> Self {
         let json = serde_json::to_vec(arguments).unwrap_or_default();
-        self.digest = Sha256::digest(&json).iter().fold(String::with_capacity(64), |mut hex, byte| {
-            use std::fmt::Write as _;
-            let _ = write!(hex, "{byte:02x}");
-            hex
-        });
+        self.digest = hex(&Sha256::digest(&json));
         self
     }
 }
@@ -107,7 +105,9 @@ struct Record {
 /// The user's answer when the round's state redeems a matching record; otherwise a fresh
 /// record and the ask for it (the `Err` a handler returns with `?`).
 pub(crate) async fn redeem_or_ask<T: JsonSchema + DeserializeOwned + 'static>(
+    stores: &Stores,
     state: State<'_>,
+    caller: &str,
     binding: &str,
     inputs: &Inputs,
     consent: Consent<T>,
@@ -127,6 +127,7 @@ pub(crate) async fn redeem_or_ask<T: JsonSchema + DeserializeOwned + 'static>(
         tracing::debug!(target: "mcp_runtime::call", why, "consent not redeemed; asking again");
     }
     let id = fresh_id();
+    remember(stores, &state, caller, &id).await?;
     state.set(&record_key(&id), &wanted, TTL).await?;
     let mut ask = Ask::new().elicit(KEY, Elicitation::form_for::<T>(message)).state(format!("{PREFIX}{id}"));
     if let Some(hint) = fallback {
@@ -137,6 +138,28 @@ pub(crate) async fn redeem_or_ask<T: JsonSchema + DeserializeOwned + 'static>(
 
 fn record_key(id: &str) -> String {
     format!("consent:{id}")
+}
+
+/// Adds `id` to the caller's list of records, oldest first, and lets the oldest go past the
+/// server's cap: a caller that asks and never answers holds at most that many records.
+async fn remember(stores: &Stores, state: &State<'_>, caller: &str, id: &str) -> Result<(), ToolError> {
+    let list_key = format!("consents:{}", hex(&Sha256::digest(caller.as_bytes())));
+    let _changing = stores.consent_lock.lock().await;
+    let mut ids: Vec<String> = state.get(&list_key).await?.unwrap_or_default();
+    ids.push(id.to_owned());
+    let over = ids.len().saturating_sub(stores.consents_per_caller);
+    for old in ids.drain(..over) {
+        state.delete(&record_key(&old)).await?;
+    }
+    state.set(&list_key, &ids, TTL).await
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut hex, byte| {
+        use std::fmt::Write as _;
+        let _ = write!(hex, "{byte:02x}");
+        hex
+    })
 }
 
 /// 128 random bits, base64url.

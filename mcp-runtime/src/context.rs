@@ -457,7 +457,9 @@ impl<R> Ctx<R> {
         consent: Consent<T>,
     ) -> Result<Elicited<T>, ToolError> {
         let binding = self.info.operation.binding(self.principal());
-        crate::consent::redeem_or_ask(self.state(), &binding, &self.info.inputs, consent).await
+        let caller = self.info.channel.caller();
+        crate::consent::redeem_or_ask(&self.info.stores, self.state(), &caller, &binding, &self.info.inputs, consent)
+            .await
     }
 
     /// Who is calling: the principal of the request's access token, when the server checks

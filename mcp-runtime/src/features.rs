@@ -11,6 +11,7 @@ use crate::client::Client;
 use crate::completion::{self, CompletionRequest, Ref};
 use crate::context::Caller;
 use crate::jsonrpc::RpcError;
+use crate::principal::Principal;
 use crate::server::{Shared, cursor_for, page_index};
 use crate::{prompts, resources};
 
@@ -77,7 +78,7 @@ pub(crate) async fn run(shared: &Shared, caller: &Caller<'_>, feature: Feature) 
         }
         Feature::Complete(req) => {
             let prompts = shared.prompts();
-            let (owner, completers) = match &req.reference {
+            let (owner, scopes, completers) = match &req.reference {
                 Ref::Prompt(name) => {
                     let prompt = prompts.get(name).ok_or_else(|| {
                         RpcError::invalid_params(format!(
@@ -85,7 +86,7 @@ pub(crate) async fn run(shared: &Shared, caller: &Caller<'_>, feature: Feature) 
                             crate::envelope::display_name(name)
                         ))
                     })?;
-                    (prompt.name, &prompt.complete[..])
+                    (prompt.name, prompt.scopes, &prompt.complete[..])
                 }
                 Ref::Resource(uri) => {
                     let resource = shared.resources.template(uri).ok_or_else(|| {
@@ -94,10 +95,11 @@ pub(crate) async fn run(shared: &Shared, caller: &Caller<'_>, feature: Feature) 
                             crate::envelope::display_name(uri)
                         ))
                     })?;
-                    (resource.spec.name, &resource.spec.complete[..])
+                    (resource.spec.name, resource.spec.scopes, &resource.spec.complete[..])
                 }
             };
-            (completion::run(caller, owner, completers, req).await?, false)
+            // Suggestions show what the prompt or template guards: the same scopes as using it.
+            (completion::run(caller, owner, scopes, completers, req).await?, false)
         }
     };
     Ok(finish(shared, caller.client, body, cacheable))
@@ -116,12 +118,13 @@ fn complete_or_asked(shared: &Shared, reply: ask::Reply<Value>) -> Result<Value,
 pub(crate) fn answer(
     shared: &Shared,
     client: &Client,
+    principal: Option<&Principal>,
     method: &str,
     params: Option<&Value>,
 ) -> Option<Result<Value, RpcError>> {
     let listed = match method {
-        "resources/templates/list" => resources::templates(&shared.resources),
-        "prompts/list" => prompts::list(&shared.prompts()),
+        "resources/templates/list" => resources::templates(&shared.resources, principal),
+        "prompts/list" => prompts::list(&shared.prompts(), principal),
         _ => return None,
     };
     if !served(shared, method) {
@@ -187,7 +190,9 @@ pub(crate) struct Listening {
 impl Listening {
     /// Reads `promptsListChanged`, `resourcesListChanged` and `resourceSubscriptions` from a
     /// listen filter; what this server has none of is left out.
-    pub(crate) fn read(shared: &Shared, filter: &Value) -> Result<Listening, RpcError> {
+    /// A subscription to a resource `principal` may not read is left out, as one to a
+    /// resource this server does not have would be answered nothing.
+    pub(crate) fn read(shared: &Shared, principal: Option<&Principal>, filter: &Value) -> Result<Listening, RpcError> {
         let flag = |key: &str| match filter.get(key) {
             None | Some(Value::Null) => Ok(false),
             Some(Value::Bool(b)) => Ok(*b),
@@ -199,9 +204,14 @@ impl Listening {
         let resources = flag("resourcesListChanged")? && !shared.resources.is_empty();
         let subscriptions = match filter.get("resourceSubscriptions") {
             None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(uris)) if uris.iter().all(Value::is_string) => {
-                uris.iter().filter_map(Value::as_str).map(Arc::from).collect()
-            }
+            Some(Value::Array(uris)) if uris.iter().all(Value::is_string) => uris
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|uri| {
+                    shared.resources.scopes_of(uri).is_none_or(|scopes| crate::principal::grants(principal, scopes))
+                })
+                .map(Arc::from)
+                .collect(),
             Some(_) => {
                 return Err(RpcError::invalid_params(
                     "Invalid params: `notifications.resourceSubscriptions` must be an array of URIs",

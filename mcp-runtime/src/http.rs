@@ -35,7 +35,7 @@ use http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use serde_json::value::RawValue;
 
 use crate::auth::Refused;
-use crate::channel::Channel;
+use crate::channel::{Channel, peer_of};
 use crate::client::{self, Era, LEGACY_VERSIONS, MODERN_VERSIONS};
 use crate::context::CancelState;
 use crate::jsonrpc::{self, Incoming, RpcError};
@@ -491,12 +491,6 @@ fn host_of(authority: &str) -> Option<String> {
     Some(host.to_ascii_lowercase())
 }
 
-/// The address a request came from, when the server that runs the router records it
-/// ([`Server::serve_http`] does; behind your own, `into_make_service_with_connect_info`).
-fn peer_of(request: &http::request::Parts) -> Option<std::net::IpAddr> {
-    request.extensions.get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(addr)| addr.ip())
-}
-
 impl Endpoint {
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Arc<HttpSession>>> {
         lock(&self.sessions)
@@ -743,11 +737,7 @@ impl Endpoint {
             return Ok((Some(self.session_of(&parts.headers, principal, id)?), None));
         }
         let owner = principal::binding(principal);
-        let client: Box<str> = match (principal, peer_of(parts)) {
-            (Some(_), _) => format!("principal {owner}").into(),
-            (None, Some(ip)) => format!("address {ip}").into(),
-            (None, None) => "".into(),
-        };
+        let client: Box<str> = principal::client_key(principal, peer_of(parts)).into();
         let evicted;
         let mut ended = None;
         let session = Arc::new(HttpSession::new(owner, client, options));

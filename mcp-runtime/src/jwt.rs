@@ -4,6 +4,7 @@
 //! `nbf`. The crypto is `jsonwebtoken`'s (`RustCrypto`), not ours.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{Jwk, JwkSet};
@@ -27,10 +28,14 @@ const DEFAULT_ALGORITHMS: [Algorithm; 3] = [Algorithm::RS256, Algorithm::ES256, 
 /// - `iss` equal to the issuer, `aud` containing the audience (the resource's canonical URL,
 ///   RFC 8707), `exp` required and `nbf` when present, with 30 s of leeway.
 ///
-/// The JWKS is fetched when first needed and kept for 10 minutes; a token naming a `kid` the
-/// cache does not hold fetches it again (the issuer rotated its keys), at most once every
-/// 30 s. When the JWKS cannot be fetched, the keys already held stay in use, and a token that
-/// needs another one is refused (401) until the endpoint answers again.
+/// The JWKS is fetched when first needed and kept for 10 minutes, then refreshed in the
+/// background while the keys held keep serving; a token naming a `kid` the cache does not
+/// hold fetches it again (the issuer rotated its keys), at most once every 30 s. Fetches run
+/// one at a time and outside the cache's lock: only the request that needs the new keys
+/// waits for one, so a token naming an unknown `kid` slows nobody else. The body is read up
+/// to 1 MiB and refused past it. When the JWKS cannot be fetched, the keys already held stay
+/// in use, and a token that needs another one is refused (401) until the endpoint answers
+/// again.
 ///
 /// ```no_run
 /// use mcp_runtime::{Authorization, JwtValidator, Server};
@@ -46,15 +51,26 @@ const DEFAULT_ALGORITHMS: [Algorithm; 3] = [Algorithm::RS256, Algorithm::ES256, 
 ///     .build();
 /// ```
 pub struct JwtValidator {
-    jwks_url: String,
     issuer: String,
     audience: String,
     algorithms: Vec<Algorithm>,
     leeway: Duration,
+    /// The key cache and its fetcher, shared with the background refresh.
+    jwks: Arc<Jwks>,
+}
+
+/// The JWKS endpoint and what was fetched from it. Requests read the keys under a short
+/// lock that no fetch ever holds; fetches run one at a time (`fetching`), and a request waits
+/// for one only when the keys it needs are not held.
+struct Jwks {
+    url: String,
+    client: reqwest::Client,
     min_refresh: Duration,
     max_age: Duration,
-    client: reqwest::Client,
-    cache: tokio::sync::Mutex<Cache>,
+    cache: Mutex<Cache>,
+    /// Held for the whole of a fetch: at most one runs, and a request that needs its result
+    /// waits here, never on `cache`.
+    fetching: tokio::sync::Mutex<()>,
 }
 
 /// The keys held, and when they were last fetched (or a fetch last tried).
@@ -67,10 +83,13 @@ struct Cache {
     tried: Option<Instant>,
 }
 
+/// The largest JWKS read (the body is refused as it streams past it).
+const MAX_JWKS_BYTES: usize = 1024 * 1024;
+
 impl std::fmt::Debug for JwtValidator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JwtValidator")
-            .field("jwks_url", &self.jwks_url)
+            .field("jwks_url", &self.jwks.url)
             .field("issuer", &self.issuer)
             .field("audience", &self.audience)
             .field("algorithms", &self.algorithms)
@@ -88,16 +107,24 @@ impl JwtValidator {
             .build()
             .unwrap_or_default();
         JwtValidator {
-            jwks_url: jwks_url.into(),
             issuer: issuer.into(),
             audience: audience.into(),
             algorithms: DEFAULT_ALGORITHMS.to_vec(),
             leeway: Duration::from_secs(30),
-            min_refresh: Duration::from_secs(30),
-            max_age: Duration::from_secs(600),
-            client,
-            cache: tokio::sync::Mutex::default(),
+            jwks: Arc::new(Jwks {
+                url: jwks_url.into(),
+                client,
+                min_refresh: Duration::from_secs(30),
+                max_age: Duration::from_secs(600),
+                cache: Mutex::default(),
+                fetching: tokio::sync::Mutex::new(()),
+            }),
         }
+    }
+
+    /// The settings of the JWKS fetcher, before the validator is shared.
+    fn jwks_mut(&mut self) -> &mut Jwks {
+        Arc::get_mut(&mut self.jwks).unwrap_or_else(|| unreachable!("the builder owns the only handle"))
     }
 
     /// The accepted algorithms (default RS256, ES256, `EdDSA`). HMAC algorithms (HS256, …) are
@@ -123,14 +150,14 @@ impl JwtValidator {
     /// keys cannot make the server hammer the issuer.
     #[must_use]
     pub fn min_refresh(mut self, interval: Duration) -> Self {
-        self.min_refresh = interval;
+        self.jwks_mut().min_refresh = interval;
         self
     }
 
     /// How long fetched keys are used before they are fetched again (default 10 min).
     #[must_use]
     pub fn max_age(mut self, age: Duration) -> Self {
-        self.max_age = age;
+        self.jwks_mut().max_age = age;
         self
     }
 
@@ -154,7 +181,7 @@ impl JwtValidator {
                 format!("algorithm {:?} is not accepted", header.alg),
             ));
         }
-        let candidates = self.keys_for(header.kid.as_deref(), header.alg).await?;
+        let candidates = Jwks::keys_for(&self.jwks, header.kid.as_deref(), header.alg).await?;
         let mut validation = Validation::new(header.alg);
         validation.algorithms = vec![header.alg];
         validation.set_issuer(&[&self.issuer]);
@@ -179,60 +206,112 @@ impl JwtValidator {
         }
         Err(last.unwrap_or_else(|| InvalidToken::new(TokenProblem::Malformed, "no key of the JWKS fits the token")))
     }
+}
 
+impl Jwks {
     /// The keys that may have signed a token: the one `kid` names, or those without a name
-    /// that fit the algorithm. Fetches the JWKS when the cache is old or lacks the `kid`.
-    async fn keys_for(&self, kid: Option<&str>, alg: Algorithm) -> Result<Vec<Jwk>, InvalidToken> {
-        let mut cache = self.cache.lock().await;
-        let stale = cache.fetched.is_none_or(|at| at.elapsed() >= self.max_age);
-        let missing = kid.is_some_and(|k| !cache.keys.contains_key(k));
-        let may_fetch = cache.tried.is_none_or(|at| at.elapsed() >= self.min_refresh);
-        let mut failure = None;
-        if (stale || missing) && may_fetch {
-            cache.tried = Some(Instant::now());
-            match self.fetch().await {
-                Ok(set) => {
-                    let (named, unnamed): (Vec<Jwk>, Vec<Jwk>) =
-                        set.keys.into_iter().partition(|k| k.common.key_id.is_some());
-                    cache.keys = named.into_iter().filter_map(|k| Some((k.common.key_id.clone()?, k))).collect();
-                    cache.unnamed = unnamed;
-                    cache.fetched = Some(Instant::now());
-                    tracing::debug!(target: "mcp_runtime::auth", url = %self.jwks_url, keys = cache.keys.len() + cache.unnamed.len(), "fetched the JWKS");
-                }
-                Err(e) => {
-                    tracing::warn!(target: "mcp_runtime::auth", url = %self.jwks_url, error = %e, "cannot fetch the JWKS; keeping the keys already held");
-                    failure = Some(e);
-                }
+    /// that fit the algorithm. Keys held are used at once, and an old cache is refreshed in
+    /// the background meanwhile; only a token that needs keys not held waits for a fetch
+    /// (one at a time, at most one per `min_refresh`), so a token naming an unknown `kid`
+    /// delays nobody but its sender.
+    async fn keys_for(jwks: &Arc<Jwks>, kid: Option<&str>, alg: Algorithm) -> Result<Vec<Jwk>, InvalidToken> {
+        let (found, stale) = jwks.held(kid, alg);
+        if !found.is_empty() {
+            if stale && jwks.may_fetch() {
+                let jwks = Arc::clone(jwks);
+                tokio::spawn(async move { jwks.refresh(false).await });
             }
+            return Ok(found);
         }
+        let failure = jwks.refresh(true).await.err();
+        let (found, _) = jwks.held(kid, alg);
+        if !found.is_empty() {
+            return Ok(found);
+        }
+        let fetched = jwks.lock().fetched.is_some();
+        Err(match failure {
+            Some(e) => InvalidToken::new(TokenProblem::KeysUnavailable, e),
+            None if !fetched => InvalidToken::new(TokenProblem::KeysUnavailable, "the JWKS was not fetched yet"),
+            None => {
+                InvalidToken::new(TokenProblem::Malformed, format!("no key of the JWKS has kid {kid:?} for {alg:?}"))
+            }
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
+        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The keys held for `kid` and `alg`, and whether the cache is past its age.
+    fn held(&self, kid: Option<&str>, alg: Algorithm) -> (Vec<Jwk>, bool) {
+        let cache = self.lock();
         let fits = |jwk: &&Jwk| jwk.common.key_algorithm.is_none_or(|a| format!("{a:?}") == format!("{alg:?}"));
-        let found: Vec<Jwk> = match kid {
+        let found = match kid {
             Some(kid) => cache.keys.get(kid).filter(fits).cloned().into_iter().collect(),
             None => cache.keys.values().chain(&cache.unnamed).filter(fits).cloned().collect(),
         };
-        if found.is_empty() {
-            return Err(match failure {
-                Some(e) => InvalidToken::new(TokenProblem::KeysUnavailable, e),
-                None if cache.fetched.is_none() => {
-                    InvalidToken::new(TokenProblem::KeysUnavailable, "the JWKS was not fetched yet")
-                }
-                None => InvalidToken::new(
-                    TokenProblem::Malformed,
-                    format!("no key of the JWKS has kid {kid:?} for {alg:?}"),
-                ),
-            });
-        }
-        Ok(found)
+        (found, cache.fetched.is_none_or(|at| at.elapsed() >= self.max_age))
     }
 
+    /// Whether the last fetch (or try) is at least `min_refresh` ago.
+    fn may_fetch(&self) -> bool {
+        self.lock().tried.is_none_or(|at| at.elapsed() >= self.min_refresh)
+    }
+
+    /// Fetches the JWKS unless one was fetched or tried within `min_refresh`, one fetch at a
+    /// time: a caller that finds one running waits for it (`wait`) and uses its keys, or goes
+    /// its way (a background refresh). The cache is locked only to read and store, never
+    /// across the fetch; the keys held stay in use when it fails.
+    async fn refresh(&self, wait: bool) -> Result<(), String> {
+        let _fetching = if wait {
+            self.fetching.lock().await
+        } else {
+            match self.fetching.try_lock() {
+                Ok(guard) => guard,
+                Err(_) => return Ok(()),
+            }
+        };
+        {
+            let mut cache = self.lock();
+            if cache.tried.is_some_and(|at| at.elapsed() < self.min_refresh) {
+                return Ok(());
+            }
+            cache.tried = Some(Instant::now());
+        }
+        match self.fetch().await {
+            Ok(set) => {
+                let (named, unnamed): (Vec<Jwk>, Vec<Jwk>) =
+                    set.keys.into_iter().partition(|k| k.common.key_id.is_some());
+                let mut cache = self.lock();
+                cache.keys = named.into_iter().filter_map(|k| Some((k.common.key_id.clone()?, k))).collect();
+                cache.unnamed = unnamed;
+                cache.fetched = Some(Instant::now());
+                tracing::debug!(target: "mcp_runtime::auth", url = %self.url, keys = cache.keys.len() + cache.unnamed.len(), "fetched the JWKS");
+                Ok(())
+            }
+            Err(e) => {
+                tracing::warn!(target: "mcp_runtime::auth", url = %self.url, error = %e, "cannot fetch the JWKS; keeping the keys already held");
+                Err(e)
+            }
+        }
+    }
+
+    /// One GET of the JWKS, its body read as it arrives and refused past 1 MiB.
     async fn fetch(&self) -> Result<JwkSet, String> {
-        let response = self.client.get(&self.jwks_url).send().await.map_err(|e| format!("request failed: {e}"))?;
+        let mut response = self.client.get(&self.url).send().await.map_err(|e| format!("request failed: {e}"))?;
         if !response.status().is_success() {
             return Err(format!("the JWKS endpoint answered {}", response.status()));
         }
-        let body = response.bytes().await.map_err(|e| format!("reading the JWKS failed: {e}"))?;
-        if body.len() > 1024 * 1024 {
-            return Err("the JWKS is larger than 1 MiB".into());
+        let too_large = || format!("the JWKS is larger than {} KiB", MAX_JWKS_BYTES / 1024);
+        if response.content_length().is_some_and(|n| n > MAX_JWKS_BYTES as u64) {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| format!("reading the JWKS failed: {e}"))? {
+            if body.len() + chunk.len() > MAX_JWKS_BYTES {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
         }
         // Keys of types this crate does not know are skipped, not fatal to the whole set.
         let raw: Value = serde_json::from_slice(&body).map_err(|e| format!("the JWKS is not JSON: {e}"))?;

@@ -167,6 +167,26 @@ pub(crate) fn binding(principal: Option<&Principal>) -> String {
     principal.map(Principal::binding).unwrap_or_default()
 }
 
+/// Who a caller is for the limits one caller may not exceed (its HTTP sessions, its consent
+/// records): its principal, or without one its address, or the one local client of stdio and
+/// in-process calls.
+pub(crate) fn client_key(principal: Option<&Principal>, peer: Option<std::net::IpAddr>) -> String {
+    match (principal, peer) {
+        (Some(p), _) => format!("principal {}", p.binding()),
+        (None, Some(ip)) => format!("address {ip}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// Whether `principal` holds every scope of `required` (a request without one holds none):
+/// what decides whether lists, completions and subscriptions show a guarded item at all.
+pub(crate) fn grants(principal: Option<&Principal>, required: &[&str]) -> bool {
+    match principal {
+        Some(p) => required.iter().all(|s| p.has_scope(s)),
+        None => required.is_empty(),
+    }
+}
+
 /// Fails unless `principal` holds every scope of `required`: the failure a caller without
 /// them gets, from a `scopes(..)` declaration or from `ctx.require_scopes(..)`. A request
 /// without a principal lacks them all.

@@ -14,6 +14,7 @@ use crate::catch::{CatchUnwind, panic_failure};
 use crate::context::{BoxFuture, Caller};
 use crate::envelope::{Origin, Site, fail_rpc};
 use crate::jsonrpc::RpcError;
+use crate::principal::Principal;
 use crate::request_id::RequestId;
 use crate::shim::{self, Served};
 
@@ -135,8 +136,10 @@ impl Prompts {
 }
 
 /// `prompts/list`: every prompt's descriptor.
-pub(crate) fn list(prompts: &Prompts) -> Vec<Value> {
-    prompts.all.iter().map(|p| descriptor(p)).collect()
+/// `prompts/list`: the prompts `principal` may get (a prompt whose `scopes(..)` it lacks is
+/// left out, as if it did not exist).
+pub(crate) fn list(prompts: &Prompts, principal: Option<&Principal>) -> Vec<Value> {
+    prompts.all.iter().filter(|p| crate::principal::grants(principal, p.scopes)).map(|p| descriptor(p)).collect()
 }
 
 fn descriptor(spec: &PromptSpec) -> Value {

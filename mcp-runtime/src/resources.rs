@@ -15,6 +15,7 @@ use crate::client::{Client, Era};
 use crate::context::{BoxFuture, Call, Caller};
 use crate::envelope::{Origin, Site, fail_rpc};
 use crate::jsonrpc::RpcError;
+use crate::principal::Principal;
 use crate::request_id::RequestId;
 use crate::shim::{self, Served};
 use crate::uri_template::UriTemplate;
@@ -332,9 +333,10 @@ impl Resources {
         self.all.iter().find_map(|r| Some((r, r.template.as_ref()?.matches(uri)?)))
     }
 
-    /// Whether `uri` names a resource of this server (a fixed URI or a template's shape).
-    pub(crate) fn serves(&self, uri: &str) -> bool {
-        self.find(uri).is_some()
+    /// The scopes a caller needs to read `uri`; `None` when no resource of this server has
+    /// that URI (a fixed URI or a template's shape).
+    pub(crate) fn scopes_of(&self, uri: &str) -> Option<&'static [&'static str]> {
+        self.find(uri).map(|(r, _)| r.spec.scopes)
     }
 
     /// The template resource written as `template`.
@@ -343,10 +345,12 @@ impl Resources {
     }
 }
 
-/// `resources/list`: the fixed resources, then each template's listed instances.
+/// `resources/list`: the fixed resources, then each template's listed instances; a resource
+/// whose `scopes(..)` the caller lacks is left out (its `list` fn does not run).
 pub(crate) async fn list(caller: &Caller<'_>, resources: &Resources) -> Result<Vec<Value>, RpcError> {
     let mut out = Vec::new();
-    for r in &resources.all {
+    let principal = caller.channel.principal();
+    for r in resources.all.iter().filter(|r| crate::principal::grants(principal, r.spec.scopes)) {
         let spec = &r.spec;
         match (&r.template, spec.list) {
             (None, _) => out.push(descriptor(spec, "uri")),
@@ -375,9 +379,14 @@ pub(crate) async fn list(caller: &Caller<'_>, resources: &Resources) -> Result<V
     Ok(out)
 }
 
-/// `resources/templates/list`.
-pub(crate) fn templates(resources: &Resources) -> Vec<Value> {
-    resources.all.iter().filter(|r| r.template.is_some()).map(|r| descriptor(&r.spec, "uriTemplate")).collect()
+/// `resources/templates/list`: the templates `principal` may read.
+pub(crate) fn templates(resources: &Resources, principal: Option<&Principal>) -> Vec<Value> {
+    resources
+        .all
+        .iter()
+        .filter(|r| r.template.is_some() && crate::principal::grants(principal, r.spec.scopes))
+        .map(|r| descriptor(&r.spec, "uriTemplate"))
+        .collect()
 }
 
 fn descriptor(spec: &ResourceSpec, uri_key: &str) -> Value {

@@ -124,6 +124,8 @@ pub(crate) struct Options {
     pub(crate) cache_scope: CacheScope,
     /// `tools/list` leaves out the tools whose scopes the caller lacks.
     pub(crate) hide_unauthorized_tools: bool,
+    /// Unredeemed consent records one caller may hold.
+    pub(crate) consents_per_caller: usize,
     pub(crate) http: HttpOptions,
 }
 
@@ -145,6 +147,7 @@ impl Default for Options {
             cache_ttl_ms: 0,
             cache_scope: CacheScope::Private,
             hide_unauthorized_tools: false,
+            consents_per_caller: crate::consent::DEFAULT_PER_CALLER,
             http: HttpOptions::default(),
         }
     }
@@ -496,6 +499,15 @@ impl ServerBuilder {
         self
     }
 
+    /// How many unredeemed consent records ([`Ctx::consent`](crate::Ctx::consent)) one caller
+    /// may hold (default 64): asking past it lets that caller's oldest unanswered ask go (its
+    /// answer, if it ever comes, is asked again). One caller is a principal, or over HTTP
+    /// without authorization an address; a record lives 15 minutes at most either way.
+    pub fn max_consents_per_caller(mut self, records: usize) -> Self {
+        self.options.consents_per_caller = records.max(1);
+        self
+    }
+
     /// Pages `tools/list` with this many tools per page (default: one page, no cursor).
     pub fn page_size(mut self, tools: usize) -> Self {
         self.options.page_size = Some(tools.max(1));
@@ -762,12 +774,14 @@ impl ServerBuilder {
             }
             Sealer::new(self.keys.into_iter().map(|(_, key)| key).collect(), crate::seal::DEFAULT_TTL)
         };
-        let stores = Arc::new(Stores {
-            app_data: self.app_data,
-            store: self.store?.unwrap_or_else(|| Arc::new(crate::state::MemoryStore::new())),
-            namespace: self.namespace.unwrap_or_else(|| self.name.clone()),
+        let mut stores = Stores::new(
+            self.app_data,
+            self.store?.unwrap_or_else(|| Arc::new(crate::state::MemoryStore::new())),
+            self.namespace.unwrap_or_else(|| self.name.clone()),
             sealer,
-        });
+        );
+        stores.consents_per_caller = self.options.consents_per_caller;
+        let stores = Arc::new(stores);
         let mut resources = Resources::default();
         for spec in self.resources {
             resources

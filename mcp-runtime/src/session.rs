@@ -322,7 +322,7 @@ impl Session {
         params: Option<&RawValue>,
         client: &Client,
     ) -> Result<Vec<u8>, RpcError> {
-        match features::answer(&self.shared, client, method, value(params).as_ref()) {
+        match features::answer(&self.shared, client, self.channel.principal(), method, value(params).as_ref()) {
             Some(answer) => answer.map(|result| jsonrpc::success(id, &result)),
             None => Err(RpcError::method_not_found(&crate::envelope::display_name(method))),
         }
@@ -392,12 +392,25 @@ impl Session {
         };
         let mut subscribed = self.state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if on {
-            if !self.shared.resources.serves(uri) {
+            let Some(scopes) = self.shared.resources.scopes_of(uri) else {
                 return Err(RpcError {
                     code: -32002,
                     message: format!("Resource not found: {}", crate::envelope::display_name(uri)),
                     data: Some(json!({"uri": uri})),
                 });
+            };
+            // Watching a resource tells when it changes: the same scopes as reading it.
+            let name = crate::envelope::display_name(uri);
+            if let Err(err) = crate::principal::require(self.channel.principal(), scopes, &name) {
+                let site = crate::envelope::Site {
+                    family: "resource",
+                    tool: &name,
+                    contract: &[],
+                    structured: true,
+                    causes: 0,
+                };
+                let request_id = crate::request_id::RequestId::generate();
+                return Err(crate::envelope::fail_rpc(site, err, request_id, crate::envelope::Origin::Refusal, None));
             }
             if subscribed.len() >= MAX_SUBSCRIPTIONS && !subscribed.contains(uri) {
                 return Err(RpcError::invalid_params(format!(
@@ -437,7 +450,7 @@ impl Session {
         let work = |params| -> Result<Work, RpcError> {
             match method {
                 "tools/call" => call_request(params).map(Work::Call),
-                "subscriptions/listen" => listen_request(&self.shared, params),
+                "subscriptions/listen" => listen_request(&self.shared, self.channel.principal(), params),
                 _ => features::request(&self.shared, method, value(params)).map(Work::Feature),
             }
         };
@@ -840,7 +853,11 @@ fn page<'p>(pages: &'p [Box<RawValue>], params: Option<&Value>) -> Result<&'p Ra
 
 /// The `subscriptions/listen` params: `{notifications: {toolsListChanged?, …}}`. Types this
 /// server does not send are left out of the acknowledgement.
-fn listen_request(shared: &crate::server::Shared, params: Option<&RawValue>) -> Result<Work, RpcError> {
+fn listen_request(
+    shared: &crate::server::Shared,
+    principal: Option<&crate::principal::Principal>,
+    params: Option<&RawValue>,
+) -> Result<Work, RpcError> {
     let shape = || {
         RpcError::invalid_params(
             "Invalid params: subscriptions/listen needs params {notifications: {toolsListChanged?: boolean, …}}",
@@ -855,7 +872,7 @@ fn listen_request(shared: &crate::server::Shared, params: Option<&RawValue>) -> 
             return Err(RpcError::invalid_params("Invalid params: `notifications.toolsListChanged` must be a boolean"));
         }
     };
-    Ok(Work::Listen { tools, more: Listening::read(shared, filter)? })
+    Ok(Work::Listen { tools, more: Listening::read(shared, principal, filter)? })
 }
 
 /// An id as a message shows it: cut at 64 characters.

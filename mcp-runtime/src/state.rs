@@ -130,17 +130,35 @@ pub(crate) struct Stores {
     /// Scopes every key this server's handlers use (default: the server's name).
     pub(crate) namespace: String,
     pub(crate) sealer: Sealer,
+    /// Unredeemed consent records one caller may hold; asking past it lets the oldest go.
+    pub(crate) consents_per_caller: usize,
+    /// Held while a caller's list of consent records changes, so that concurrent asks of
+    /// this process do not lose one another's records from it.
+    pub(crate) consent_lock: tokio::sync::Mutex<()>,
+}
+
+impl Stores {
+    pub(crate) fn new(app_data: AppData, store: Arc<dyn StateStore>, namespace: String, sealer: Sealer) -> Self {
+        Stores {
+            app_data,
+            store,
+            namespace,
+            sealer,
+            consents_per_caller: crate::consent::DEFAULT_PER_CALLER,
+            consent_lock: tokio::sync::Mutex::new(()),
+        }
+    }
 }
 
 impl Default for Stores {
     /// A test context's: an empty memory store and a random sealing key.
     fn default() -> Self {
-        Stores {
-            app_data: AppData::new(),
-            store: Arc::new(MemoryStore::new()),
-            namespace: "test".to_owned(),
-            sealer: Sealer::ephemeral(crate::seal::DEFAULT_TTL),
-        }
+        Stores::new(
+            AppData::new(),
+            Arc::new(MemoryStore::new()),
+            "test".to_owned(),
+            Sealer::ephemeral(crate::seal::DEFAULT_TTL),
+        )
     }
 }
 

@@ -412,6 +412,9 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .tool(crate::state_tools::put_item)
         .tool(crate::state_tools::delete_item)
         .tool(crate::context_tools::purge_cache)
+        .tool(crate::secret_tools::blob)
+        .resource(crate::secret_tools::secret)
+        .prompt(crate::secret_tools::secret_brief)
         .policy(|req| (req.tool == "admin_reset").then(|| Refusal::because("requires an operator session")))
         .strict_resolution(strict)
 }

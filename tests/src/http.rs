@@ -198,63 +198,62 @@ pub fn wait_listening(port: u16) -> bool {
     false
 }
 
-/// An HTTP app served in-process on a loopback port until dropped: a test builds its own
-/// server (its own tools, middleware, validator) without a fixture binary.
-pub struct Served {
+/// A server served over Streamable HTTP in this process, on a free loopback port, on a
+/// runtime of its own, until dropped.
+pub struct InProcess {
     /// The port it listens on.
     pub port: u16,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-impl Served {
-    /// `server`'s endpoint at `/mcp` (with its well-known routes), served by
-    /// [`mcp_runtime::Server::serve_http_on`]: the server's own accept loop and limits.
-    pub fn server(server: mcp_runtime::Server) -> Served {
-        Served::spawn(move |listener, stopped| async move {
-            let _ = server.serve_http_on(listener, stopped).await;
-        })
+impl InProcess {
+    /// Serves `server` until the value is dropped.
+    pub fn serve(server: mcp_runtime::Server) -> InProcess {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (port_tx, port_rx) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let runtime =
+                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("binds");
+                port_tx.send(listener.local_addr().expect("an address").port()).expect("sent");
+                let _ = server
+                    .serve_http_on(listener, async move {
+                        let _ = stopped.await;
+                    })
+                    .await;
+            });
+        });
+        let port = port_rx.recv_timeout(Duration::from_secs(10)).expect("the server listens");
+        InProcess { port, stop: Some(stop), thread: Some(thread) }
     }
 
     /// Any axum app (such as `Router::new().nest("/mcp", server.http_router())` with the
-    /// author's middleware), served by `axum::serve`.
-    pub fn router(app: axum::Router) -> Served {
-        Served::spawn(move |listener, stopped| async move {
-            let _ = axum::serve(listener, app).with_graceful_shutdown(stopped).await;
-        })
-    }
-
-    fn spawn<F, Fut>(serve: F) -> Served
-    where
-        F: FnOnce(tokio::net::TcpListener, std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>) -> Fut
-            + Send
-            + 'static,
-        Fut: std::future::Future<Output = ()>,
-    {
-        // Bound here, before the thread starts: the port listens when this returns.
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let port = listener.local_addr().expect("address").port();
-        listener.set_nonblocking(true).expect("nonblocking");
+    /// author's middleware in front), served by `axum::serve` until the value is dropped: a
+    /// test builds its own server without a fixture binary.
+    pub fn router(app: axum::Router) -> InProcess {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (port_tx, port_rx) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             let runtime =
-                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
             runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
-                serve(
-                    listener,
-                    Box::pin(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("binds");
+                port_tx.send(listener.local_addr().expect("an address").port()).expect("sent");
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(async move {
                         let _ = stopped.await;
-                    }),
-                )
-                .await;
+                    })
+                    .await;
             });
         });
-        Served { port, stop: Some(stop), thread: Some(thread) }
+        let port = port_rx.recv_timeout(Duration::from_secs(10)).expect("the server listens");
+        InProcess { port, stop: Some(stop), thread: Some(thread) }
     }
 }
 
-impl Drop for Served {
+impl Drop for InProcess {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());

@@ -11,6 +11,7 @@ pub mod http;
 pub mod oauth;
 pub mod props;
 pub mod redis;
+mod secret_tools;
 pub mod spec_schema;
 mod state_tools;
 pub mod toolchain;

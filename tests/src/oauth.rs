@@ -131,13 +131,27 @@ pub fn token(key: TestKey, claims: &Value) -> String {
 }
 
 /// A loopback JWKS endpoint (`GET /jwks.json`) whose document can change, and which can stop
-/// listening and listen again on the same port.
+/// listening and listen again on the same port, answer slowly, or send a body of any size.
 pub struct JwksServer {
     port: u16,
-    document: Arc<Mutex<String>>,
+    shared: Arc<Served>,
     up: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
-    fetches: Arc<AtomicUsize>,
+}
+
+/// What the endpoint serves and counts.
+#[derive(Default)]
+struct Served {
+    document: Mutex<String>,
+    /// How long each answer waits before it is sent.
+    delay: Mutex<Duration>,
+    /// Spaces sent before the document, without a `Content-Length` (the body ends when the
+    /// connection closes): a JWKS as large as the endpoint likes.
+    padding: AtomicUsize,
+    fetches: AtomicUsize,
+    answered: AtomicUsize,
+    /// Body bytes the last answer got out before the client stopped reading.
+    written: AtomicUsize,
 }
 
 impl JwksServer {
@@ -145,13 +159,9 @@ impl JwksServer {
     pub fn start(document: String) -> JwksServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind the JWKS server");
         let port = listener.local_addr().expect("its address").port();
-        let mut server = JwksServer {
-            port,
-            document: Arc::new(Mutex::new(document)),
-            up: Arc::new(AtomicBool::new(false)),
-            thread: None,
-            fetches: Arc::default(),
-        };
+        let shared = Served { document: Mutex::new(document), ..Served::default() };
+        let mut server =
+            JwksServer { port, shared: Arc::new(shared), up: Arc::new(AtomicBool::new(false)), thread: None };
         server.listen(listener);
         server
     }
@@ -161,14 +171,34 @@ impl JwksServer {
         format!("http://127.0.0.1:{}/jwks.json", self.port)
     }
 
-    /// How many times the JWKS was fetched.
+    /// How many times the JWKS was asked for (counted when a request arrives).
     pub fn fetches(&self) -> usize {
-        self.fetches.load(Ordering::SeqCst)
+        self.shared.fetches.load(Ordering::SeqCst)
+    }
+
+    /// How many answers were sent whole (or cut off by the client).
+    pub fn answered(&self) -> usize {
+        self.shared.answered.load(Ordering::SeqCst)
+    }
+
+    /// Body bytes the last answer got out before the client stopped reading.
+    pub fn written(&self) -> usize {
+        self.shared.written.load(Ordering::SeqCst)
     }
 
     /// Serves another document from now on.
     pub fn set(&self, document: String) {
-        *self.document.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = document;
+        *self.shared.document.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = document;
+    }
+
+    /// Waits `delay` before each answer from now on (a slow identity provider).
+    pub fn set_delay(&self, delay: Duration) {
+        *self.shared.delay.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = delay;
+    }
+
+    /// Sends `bytes` spaces before the document from now on, with no `Content-Length`.
+    pub fn set_padding(&self, bytes: usize) {
+        self.shared.padding.store(bytes, Ordering::SeqCst);
     }
 
     /// Stops listening: connections are refused.
@@ -188,14 +218,14 @@ impl JwksServer {
     fn listen(&mut self, listener: TcpListener) {
         listener.set_nonblocking(true).expect("nonblocking");
         self.up.store(true, Ordering::SeqCst);
-        let (up, document, fetches) = (Arc::clone(&self.up), Arc::clone(&self.document), Arc::clone(&self.fetches));
+        let (up, shared) = (Arc::clone(&self.up), Arc::clone(&self.shared));
         self.thread = Some(std::thread::spawn(move || {
             while up.load(Ordering::SeqCst) {
                 match listener.accept() {
                     Ok((stream, _)) => {
-                        fetches.fetch_add(1, Ordering::SeqCst);
-                        let body = document.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-                        answer(stream, &body);
+                        shared.fetches.fetch_add(1, Ordering::SeqCst);
+                        answer(stream, &shared);
+                        shared.answered.fetch_add(1, Ordering::SeqCst);
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
                 }
@@ -210,8 +240,9 @@ impl Drop for JwksServer {
     }
 }
 
-/// Reads one request's head and answers with the JSON body.
-fn answer(stream: TcpStream, body: &str) {
+/// Reads one request's head and answers with the JSON body (after the delay, and the padding
+/// if any).
+fn answer(stream: TcpStream, served: &Served) {
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
     let mut reader = BufReader::new(&stream);
@@ -223,11 +254,31 @@ fn answer(stream: TcpStream, body: &str) {
             Ok(_) => {}
         }
     }
+    let body = served.document.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    let delay = *served.delay.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    std::thread::sleep(delay);
+    let padding = served.padding.load(Ordering::SeqCst);
     let mut stream = &stream;
-    let _ = write!(
-        stream,
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
+    served.written.store(0, Ordering::SeqCst);
+    if padding == 0 {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+    } else {
+        let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n");
+        let chunk = vec![b' '; 64 * 1024];
+        let mut left = padding;
+        while left > 0 {
+            let n = left.min(chunk.len());
+            if stream.write_all(&chunk[..n]).is_err() {
+                return;
+            }
+            served.written.fetch_add(n, Ordering::SeqCst);
+            left -= n;
+        }
+        let _ = stream.write_all(body.as_bytes());
+    }
     let _ = stream.flush();
 }

@@ -62,6 +62,7 @@ pub const FIXTURE_TOOLS: &[&str] = &[
     "put_item",
     "delete_item",
     "purge_cache",
+    "blob",
 ];
 
 /// One JSON-RPC line through a whole session of the fixture server.

@@ -698,7 +698,7 @@ mod tests {
     fn initialize_result() {
         let result = json!({
             "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}},
             "serverInfo": {"name": "fixture", "version": "0.1.0"},
             "instructions": "Adds numbers."
         });

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use axum::middleware::{self, Next};
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Authorization, InvalidToken, Principal, Server, ServerBuilder, TokenProblem, TokenValidator};
-use mcp_tests::http::{Served, free_port, request, wait_listening};
+use mcp_tests::http::{InProcess, free_port, request, wait_listening};
 use serde_json::{Value, json};
 
 const RESOURCE: &str = "https://notes.example.test/mcp";
@@ -111,7 +111,7 @@ fn a_custom_token_validator_decides_who_calls() {
     let auth = Authorization::new(RESOURCE, table.clone())
         .authorization_servers(["https://login.example.test/"])
         .scopes_supported(["notes:read", "notes:write"]);
-    let served = Served::server(builder().stateless_http(true).authorization(auth).build().expect("builds"));
+    let served = InProcess::serve(builder().stateless_http(true).authorization(auth).build().expect("builds"));
     let port = served.port;
     let challenge = format!("Bearer resource_metadata=\"{METADATA}\", scope=\"notes:read notes:write\"");
     let refused =
@@ -177,7 +177,7 @@ fn with_middleware(server: &Server) -> axum::Router {
 #[test]
 fn a_principal_from_the_authors_middleware_reaches_the_tools() {
     let server = builder().stateless_http(true).build().expect("builds");
-    let app = Served::router(with_middleware(&server));
+    let app = InProcess::router(with_middleware(&server));
     let port = app.port;
     let (status, _, body) = post_call(port, &[("X-User", "carol")], "caller", &json!({}));
     assert_eq!((status, text(&body)), (200, "carol tenant=- scopes="), "{body:#}");
@@ -205,7 +205,7 @@ fn open_session(port: u16, headers: &[(&str, &str)]) -> String {
 #[test]
 fn a_session_opened_under_the_middlewares_principal_belongs_to_it() {
     let server = builder().build().expect("builds");
-    let app = Served::router(with_middleware(&server));
+    let app = InProcess::router(with_middleware(&server));
     let port = app.port;
     let session = open_session(port, &[("X-User", "carol")]);
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
@@ -245,12 +245,12 @@ fn serve_http_with_puts_the_middleware_in_front_of_the_endpoint() {
 #[test]
 fn a_tool_reads_the_http_request_it_came_in() {
     let server = builder().stateless_http(true).build().expect("builds");
-    let app = Served::router(with_middleware(&server));
+    let app = InProcess::router(with_middleware(&server));
     // The method, the path under the mount point, a header, and what the middleware added.
     let (status, _, body) = post_call(app.port, &[("X-Trace", "abc-123")], "request_seen", &json!({}));
     assert_eq!((status, text(&body)), (200, "POST / trace=abc-123 tag=from-middleware"), "{body:#}");
     // Without the middleware: the request, and nothing it would have added.
-    let bare = Served::server(builder().stateless_http(true).build().expect("builds"));
+    let bare = InProcess::serve(builder().stateless_http(true).build().expect("builds"));
     let (_, _, body) = post_call(bare.port, &[("X-Trace", "abc-123")], "request_seen", &json!({}));
     assert_eq!(text(&body), "POST / trace=abc-123 tag=-");
     // In-process there is no HTTP request.

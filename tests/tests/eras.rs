@@ -77,7 +77,7 @@ fn discover_result() -> Value {
     json!({
         "resultType": "complete",
         "supportedVersions": [MODERN],
-        "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+        "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}},
         "ttlMs": 0,
         "cacheScope": "private",
         "_meta": {SERVER_INFO_KEY: server_info()},
@@ -355,7 +355,7 @@ fn initialize_is_legacy_without_a_claim_and_method_not_found_with_one() {
         init["result"],
         json!({
             "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}},
             "serverInfo": server_info(),
         })
     );
@@ -373,7 +373,7 @@ fn removed_and_unknown_methods_are_method_not_found_under_a_modern_claim() {
             assert_eq!(resp["error"]["code"], json!(-32601), "{method}: {resp}");
             assert!(resp["error"]["message"].as_str().unwrap().starts_with("Method not found"), "{resp}");
         }
-        for method in ["nope", "prompts/list", "resources/list", "tasks/list", "notifications/initialized"] {
+        for method in ["nope", "roots/list", "sampling/createMessage", "tasks/list", "notifications/initialized"] {
             let resp = c.modern_rt(method, json!({}));
             assert_eq!(resp["error"]["code"], json!(-32601), "{method}: {resp}");
         }
@@ -687,7 +687,10 @@ fn listen_acknowledges_only_honoured_types_and_ends_gracefully_at_eof() {
         "subscriptions/listen",
         modern_params(json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}})),
     );
-    assert_eq!(c.recv(), ack(&a, &json!({"toolsListChanged": true})));
+    assert_eq!(
+        c.recv(),
+        ack(&a, &json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}))
+    );
     let b = json!(900);
     c.send_as(
         Version::V2026_07_28,
@@ -847,7 +850,7 @@ async fn listen_streams_are_told_of_tool_list_changes_tagged_with_their_id() {
         modern_params(json!({"notifications": {"promptsListChanged": true}})),
     )
     .await;
-    assert_eq!(conn.recv(M).await, ack(&b, &json!({})));
+    assert_eq!(conn.recv(M).await, ack(&b, &json!({"promptsListChanged": true})));
 
     handle.add_tool(dynamic_tool).expect("add");
     assert_eq!(conn.recv(M).await, list_changed(&a));
@@ -1028,6 +1031,8 @@ fn sweep_calls(path: &str) -> Vec<(&'static str, Value)> {
         ("delete_item", json!({"id": "never-stored"})),
         // No token over stdio: refused for its scope.
         ("purge_cache", json!({})),
+        ("blob", json!({"bytes": 3, "progress": true})),
+        ("blob", json!({"bytes": -1})),
         ("purge_cache", json!({"x": 1})),
         ("no_such_tool", json!({})),
         ("ech", json!({"text": "did you mean"})),
@@ -1139,7 +1144,7 @@ fn the_test_client_in_modern_mode_sends_envelopes_and_unwraps_results() {
         init,
         json!({"jsonrpc": "2.0", "id": 1, "result": {
             "protocolVersion": MODERN,
-            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}},
             "serverInfo": server_info(),
         }})
     );

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use base64::Engine as _;
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Server, ServerBuilder};
-use mcp_tests::http::{Served, request};
+use mcp_tests::http::{InProcess, request};
 use serde_json::{Value, json};
 
 const MODERN: &str = "2026-07-28";
@@ -136,7 +136,7 @@ fn tools_list_carries_the_annotation() {
 fn headers_that_mirror_the_arguments_are_accepted() {
     for stateless in [true, false] {
         let runs = Runs::default();
-        let served = Served::server(server(stateless, &runs));
+        let served = InProcess::serve(server(stateless, &runs));
         let cases: Vec<(Value, Headers)> = vec![
             (arguments(), mirrored()),
             // Base64 for any of them; header names in any case; integers as numbers.
@@ -238,7 +238,7 @@ fn a_header_that_disagrees_with_its_argument_is_32020_and_the_handler_does_not_r
     ];
     for stateless in [true, false] {
         let runs = Runs::default();
-        let served = Served::server(server(stateless, &runs));
+        let served = InProcess::serve(server(stateless, &runs));
         for (arguments, headers, why) in &cases {
             let (status, body) = post(served.port, &call(arguments), headers);
             let message = format!("Header mismatch: {why}; send the argument's value in the header");
@@ -257,7 +257,7 @@ fn a_header_that_disagrees_with_its_argument_is_32020_and_the_handler_does_not_r
 
 #[test]
 fn a_2025_call_over_http_is_not_checked_against_the_headers() {
-    let served = Served::server(server(true, &Runs::default()));
+    let served = InProcess::serve(server(true, &Runs::default()));
     let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "run_query", "arguments": arguments()}});
     let headers = [
         ("Content-Type", "application/json"),

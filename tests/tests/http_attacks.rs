@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use mcp_runtime::Server;
 use mcp_tests::client::Client;
-use mcp_tests::http::{Response, request, send};
+use mcp_tests::http::{InProcess, Response, request, send};
 use serde_json::{Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_fixture-server");
@@ -361,23 +361,8 @@ fn churn() -> String {
 fn a_notification_storm_over_a_thousand_detached_sessions_stays_small() {
     let _measured = MEASURED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let server: Server = mcp_tests::fixture::builder(false).max_sessions_per_client(10_000).build().expect("builds");
-    let serving = server.clone();
-    let (port_tx, port_rx) = std::sync::mpsc::channel();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let thread = std::thread::spawn(move || {
-        let runtime =
-            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("binds");
-            port_tx.send(listener.local_addr().expect("an address").port()).expect("sent");
-            let _ = serving
-                .serve_http_on(listener, async move {
-                    let _ = stopped.await;
-                })
-                .await;
-        });
-    });
-    let port = port_rx.recv_timeout(Duration::from_secs(10)).expect("listens");
+    let serving = InProcess::serve(server.clone());
+    let port = serving.port;
     let count: usize = std::env::var("STORM_SESSIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
     let sessions: Vec<String> = (0..count).map(|_| session(port)).collect();
     let before = rss_kib();
@@ -412,6 +397,337 @@ fn a_notification_storm_over_a_thousand_detached_sessions_stays_small() {
         json!("notifications/tools/list_changed")
     );
     drop(stream);
-    let _ = stop.send(());
-    thread.join().expect("the server thread ends");
+}
+
+// ---------------------------------------------------------------------------------------
+// Row 3: scopes hide what they guard in lists, completion and subscriptions, in both eras
+
+/// The caller `X-Test-Subject` names, with `X-Test-Scopes` (the fixture's principal
+/// middleware, `FIXTURE_PRINCIPAL_HEADER=1`).
+fn as_caller<'a>(subject: &'a str, scopes: &'a str) -> [(&'a str, &'a str); 2] {
+    [("X-Test-Subject", subject), ("X-Test-Scopes", scopes)]
+}
+
+/// One request's answer, from a JSON body or the SSE event that carries it.
+fn answer_of(mut response: Response) -> Value {
+    if response.header("content-type") == Some("text/event-stream") {
+        while let Some((_, data)) = response.next_event() {
+            let message: Value = serde_json::from_str(&data).expect("JSON");
+            if message.get("id").is_some() {
+                return message;
+            }
+        }
+        panic!("the stream ended without an answer");
+    }
+    serde_json::from_str(&response.text()).expect("a JSON answer")
+}
+
+/// What a caller sees of the secret template and prompt, in one era: the resources listed,
+/// the templates, the prompts, the completions of both, and a subscription.
+fn what_a_caller_sees(port: u16, caller: &[(&str, &str)], modern_era: bool) -> Value {
+    let session = (!modern_era).then(|| session_as(port, caller));
+    let ask = |id: u64, method: &str, params: Value| -> Value {
+        let answer = if modern_era {
+            let body = modern(json!(id), method, params);
+            let mut extra = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
+            extra.extend_from_slice(caller);
+            answer_of(post(port, None, &extra, &body))
+        } else {
+            let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            answer_of(post(port, session.as_deref(), caller, &body))
+        };
+        // What differs between callers or calls, made comparable.
+        let mut shown = answer
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| json!({"error": answer["error"]["code"], "reason": answer["error"]["data"]["reason"]}));
+        if let Some(map) = shown.as_object_mut() {
+            for key in ["_meta", "resultType", "ttlMs", "cacheScope"] {
+                map.remove(key);
+            }
+        }
+        shown
+    };
+    let complete = |id, reference: Value| {
+        ask(id, "completion/complete", json!({"ref": reference, "argument": {"name": "name", "value": "a"}}))
+    };
+    let subscription = if modern_era {
+        let body = modern(
+            json!(9),
+            "subscriptions/listen",
+            json!({"notifications": {"resourceSubscriptions": ["secret://alpha"]}}),
+        );
+        let mut extra = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", "subscriptions/listen")];
+        extra.extend_from_slice(caller);
+        let mut stream = post(port, None, &extra, &body);
+        let (_, ack) = stream.next_event().expect("the acknowledgement");
+        let ack: Value = serde_json::from_str(&ack).expect("JSON");
+        ack["params"]["notifications"].clone()
+    } else {
+        ask(9, "resources/subscribe", json!({"uri": "secret://alpha"}))
+    };
+    json!({
+        "resources": ask(1, "resources/list", json!({})),
+        "templates": ask(2, "resources/templates/list", json!({})),
+        "prompts": ask(3, "prompts/list", json!({})),
+        "template completion": complete(4, json!({"type": "ref/resource", "uri": "secret://{name}"})),
+        "prompt completion": complete(5, json!({"type": "ref/prompt", "name": "secret_brief"})),
+        "subscription": subscription,
+    })
+}
+
+#[test]
+fn scopes_hide_what_they_guard_in_lists_completion_and_subscriptions() {
+    let c = server(&[("FIXTURE_PRINCIPAL_HEADER", "1")]);
+    let port = c.http_port().expect("http");
+    let refused = json!({"error": -32005, "reason": "insufficient_scope"});
+    for modern_era in [false, true] {
+        let outsider = what_a_caller_sees(port, &as_caller("eve", "notes:read"), modern_era);
+        let ack = if modern_era { json!({}) } else { refused.clone() };
+        assert_eq!(
+            outsider,
+            json!({
+                "resources": {"resources": []},
+                "templates": {"resourceTemplates": []},
+                "prompts": {"prompts": []},
+                "template completion": refused,
+                "prompt completion": refused,
+                "subscription": ack,
+            }),
+            "a caller without secret:read (modern era: {modern_era})"
+        );
+        let insider = what_a_caller_sees(port, &as_caller("alice", "secret:read"), modern_era);
+        let names: Vec<&str> = insider["resources"]["resources"]
+            .as_array()
+            .expect("resources")
+            .iter()
+            .filter_map(|r| r["uri"].as_str())
+            .collect();
+        assert_eq!(names, ["secret://alpha", "secret://beta", "secret://gamma"], "{insider}");
+        assert_eq!(insider["templates"]["resourceTemplates"][0]["uriTemplate"], "secret://{name}", "{insider}");
+        assert_eq!(insider["prompts"]["prompts"][0]["name"], "secret_brief", "{insider}");
+        let values = json!({"completion": {"values": ["alpha"], "total": 1, "hasMore": false}});
+        assert_eq!(insider["template completion"], values, "{insider}");
+        assert_eq!(insider["prompt completion"], values, "{insider}");
+        let subscribed = if modern_era { json!({"resourceSubscriptions": ["secret://alpha"]}) } else { json!({}) };
+        assert_eq!(insider["subscription"], subscribed, "{insider}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Row 8: SSE answers kept for replay are capped in bytes
+
+#[test]
+fn sse_answers_kept_for_replay_stay_under_their_byte_caps() {
+    // Not a measurement of this process, but 60 MiB read here would skew one.
+    let _measured = MEASURED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let c = server(&[]);
+    let port = c.http_port().expect("http");
+    let s = session(port);
+    let blob = |id: u64, bytes: u32| {
+        let mut body = call(id, "blob", json!({"bytes": bytes, "progress": true}));
+        body["params"]["_meta"] = json!({"progressToken": id});
+        let mut response = post(port, Some(&s), &[], &body);
+        assert_eq!(response.header("content-type"), Some("text/event-stream"));
+        let mut first = None;
+        let mut got = 0;
+        while let Some((id, data)) = response.next_event() {
+            first = first.or(id);
+            got += data.len();
+        }
+        (first.expect("events have ids"), got)
+    };
+    let resume = |last: &str| {
+        let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", s.as_str()), ("Last-Event-ID", last)];
+        let mut response = request(port, "GET", "/mcp", &headers, b"").expect("answers");
+        let status = response.status;
+        let mut replayed = 0;
+        if status == 200 {
+            while let Some((_, data)) = response.next_event() {
+                replayed += data.len();
+            }
+        }
+        (status, replayed)
+    };
+    // A small answer is kept: resuming after its first event replays it.
+    let (first, _) = blob(1, 1000);
+    let (status, replayed) = resume(&first);
+    assert_eq!(status, 200);
+    assert!(replayed > 1000, "the small answer is replayed ({replayed} bytes)");
+    // Warm-up (the allocator keeps a few freed 3 MiB buffers per worker thread for reuse:
+    // a fixed cost, reached after three answers), then 20 answers of 3 MiB each, read whole.
+    for id in 100..104 {
+        blob(id, 3 << 20);
+    }
+    let before = c.status_kib("VmRSS").expect("VmRSS");
+    let mut firsts = Vec::new();
+    for id in 3..23 {
+        let (first, got) = blob(id, 3 << 20);
+        assert!(got > 3 << 20, "answer {id} arrived whole ({got} bytes)");
+        firsts.push(first);
+    }
+    let after = c.status_kib("VmRSS").expect("VmRSS");
+    eprintln!("20 answers of 3 MiB: VmRSS {before} KiB before, {after} KiB after");
+    assert!(
+        after.saturating_sub(before) < 16 * MIB,
+        "20 replayable 3 MiB answers took the server from {before} KiB to {after} KiB"
+    );
+    // Past the per-stream cap, an answer sent is let go: resuming before it is 404.
+    assert_eq!(resume(&firsts[0]).0, 404);
+}
+
+// ---------------------------------------------------------------------------------------
+// Row 9: a caller's unanswered consent asks are capped
+
+/// A 2026-07-28 `delete_item` call, answering its consent ask when `answer` has a state.
+fn delete_item(id: u64, answer: Option<&str>) -> String {
+    let mut params = json!({"name": "delete_item", "arguments": {"id": "kept"}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}});
+    if let Some(state) = answer {
+        params["requestState"] = json!(state);
+        params["inputResponses"] = json!({"consent": {"action": "accept", "content": {"confirm": true}}});
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+}
+
+/// The `requestState` of a consent ask, or what came instead.
+fn asked(out: &[String]) -> Result<String, Value> {
+    let answer: Value = serde_json::from_str(out.last().expect("an answer")).expect("JSON");
+    match answer["result"]["requestState"].as_str() {
+        Some(state) if answer["result"]["resultType"] == "input_required" => Ok(state.to_owned()),
+        _ => Err(answer),
+    }
+}
+
+#[test]
+fn thirty_thousand_unanswered_consent_asks_hold_one_callers_cap_of_records() {
+    let _measured = MEASURED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    runtime.block_on(async {
+        let server = mcp_tests::fixture::builder(false).build().expect("builds");
+        let mut conn = server.connect();
+        let put = json!({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "put_item",
+            "arguments": {"id": "kept"}, "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+        conn.send(&put.to_string()).await;
+        let first = asked(&conn.send(&delete_item(1, None)).await).expect("asked");
+        let before = rss_kib();
+        let mut last = first.clone();
+        for id in 2..30_001 {
+            last = asked(&conn.send(&delete_item(id, None)).await).expect("asked");
+        }
+        let after = rss_kib();
+        eprintln!("30,000 consent asks: VmRSS {before} KiB before, {after} KiB after");
+        let records = server.state().list("consent").await.expect("the store answers");
+        assert_eq!(
+            records.len(),
+            64 + 1,
+            "the records of one caller (and their list), first ones: {:?}",
+            &records[..records.len().min(3)]
+        );
+        assert!(after.saturating_sub(before) < 32 * MIB, "{before} KiB before, {after} KiB after");
+        // The oldest ask was let go: answering it asks again. The newest is still good.
+        let again = asked(&conn.send(&delete_item(30_001, Some(&first))).await);
+        assert!(again.is_ok(), "the first ask's record outlived the cap: {again:?}");
+        let done = conn.send(&delete_item(30_002, Some(&last))).await;
+        let done: Value = serde_json::from_str(done.last().expect("an answer")).expect("JSON");
+        assert_eq!(done["result"]["structuredContent"], json!({"deleted": "kept"}), "{done}");
+    });
+}
+
+// ---------------------------------------------------------------------------------------
+// Rows 7, 11, 12: the JWKS fetch, anonymous tokens, an endless JWKS
+
+mod jwks {
+    use super::*;
+    use mcp_runtime::{Authorization, JwtValidator};
+    use mcp_tests::oauth::{ISSUER, JwksServer, TestKey, claims, jwks, token};
+
+    const AUDIENCE: &str = "https://mcp.example.test/mcp";
+
+    /// The fixture behind a `JwtValidator` of `idp`, refreshing at most every 100 ms.
+    fn served(idp: &JwksServer) -> InProcess {
+        let jwt = JwtValidator::new(idp.url(), ISSUER, AUDIENCE).min_refresh(Duration::from_millis(100));
+        let server = mcp_tests::fixture::builder(false)
+            .stateless_http(true)
+            .authorization(Authorization::jwt(jwt))
+            .build()
+            .expect("builds");
+        InProcess::serve(server)
+    }
+
+    /// The status of a `ping` with `token`.
+    fn ping_with(port: u16, token: &str) -> u16 {
+        let bearer = format!("Bearer {token}");
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
+        let response = post(port, None, &[("Authorization", bearer.as_str())], &body);
+        let status = response.status;
+        drop(response.text());
+        status
+    }
+
+    #[test]
+    fn a_token_naming_an_unknown_key_delays_no_one_else_while_the_jwks_host_is_slow() {
+        let idp = JwksServer::start(jwks(&[TestKey::Rsa1]));
+        let server = served(&idp);
+        let valid = token(TestKey::Rsa1, &claims(AUDIENCE, ""));
+        assert_eq!(ping_with(server.port, &valid), 200);
+        std::thread::sleep(Duration::from_millis(150));
+        idp.set_delay(Duration::from_secs(3));
+        let (fetches, answered) = (idp.fetches(), idp.answered());
+        // An unknown kid: the server fetches the JWKS again, and the host takes its time.
+        let unknown = token(TestKey::Rsa2, &claims(AUDIENCE, ""));
+        let port = server.port;
+        let stranger = std::thread::spawn(move || ping_with(port, &unknown));
+        assert!(eventually(|| idp.fetches() > fetches, Duration::from_secs(5)), "the JWKS was fetched again");
+        // While that fetch waits on the host, valid tokens are served from the keys held.
+        for _ in 0..5 {
+            assert_eq!(ping_with(server.port, &valid), 200);
+        }
+        assert_eq!(idp.answered(), answered, "the valid requests waited for the slow fetch");
+        assert_eq!(stranger.join().expect("joins"), 401);
+    }
+
+    #[test]
+    fn a_token_naming_neither_subject_nor_client_is_401() {
+        let idp = JwksServer::start(jwks(&[TestKey::Rsa1]));
+        let server = served(&idp);
+        let mut anonymous = claims(AUDIENCE, "");
+        let map = anonymous.as_object_mut().expect("claims");
+        map.remove("sub");
+        map.remove("client_id");
+        let bearer = format!("Bearer {}", token(TestKey::Rsa1, &anonymous));
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+        let response = post(server.port, None, &[("Authorization", bearer.as_str())], &body);
+        assert_eq!(response.status, 401);
+        assert_eq!(
+            response.header("www-authenticate"),
+            Some(
+                "Bearer resource_metadata=\"https://mcp.example.test/.well-known/oauth-protected-resource/mcp\", error=\"invalid_token\", error_description=\"The access token names neither a subject nor a client\""
+            )
+        );
+        // With a subject alone, or a client alone, it is served.
+        for keep in ["sub", "client_id"] {
+            let mut one = claims(AUDIENCE, "");
+            let other = if keep == "sub" { "client_id" } else { "sub" };
+            one.as_object_mut().expect("claims").remove(other);
+            assert_eq!(ping_with(server.port, &token(TestKey::Rsa1, &one)), 200, "with only {keep}");
+        }
+    }
+
+    #[test]
+    fn an_endless_jwks_is_read_no_further_than_its_cap() {
+        let _measured = MEASURED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let idp = JwksServer::start(jwks(&[TestKey::Rsa1]));
+        idp.set_padding(256 << 20);
+        let server = served(&idp);
+        let before = rss_kib();
+        assert_eq!(ping_with(server.port, &token(TestKey::Rsa1, &claims(AUDIENCE, ""))), 401);
+        assert!(eventually(|| idp.answered() == 1, Duration::from_secs(10)), "the endpoint's answer ended");
+        let after = rss_kib();
+        eprintln!("a 256 MiB JWKS: VmRSS {before} KiB before, {after} KiB after; {} bytes sent", idp.written());
+        assert!(idp.written() < 16 << 20, "the server read {} bytes of the JWKS", idp.written());
+        assert!(after.saturating_sub(before) < 16 * MIB, "{before} KiB before, {after} KiB after");
+    }
 }

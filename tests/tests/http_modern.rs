@@ -786,11 +786,11 @@ fn a_listen_stream_is_told_of_tool_changes_and_ends_gracefully_at_shutdown() {
 }
 
 #[test]
-fn a_listen_stream_without_tools_gets_an_empty_acknowledgement_and_no_tool_changes() {
+fn a_listen_stream_without_tools_is_acknowledged_without_them_and_gets_no_tool_changes() {
     let mut s = InProcess::start(mcp_tests::fixture::builder(false), false);
     let prompts_id = json!(7);
     let (mut prompts, ack) = listen(s.port, &prompts_id, json!({"promptsListChanged": true}));
-    assert_eq!(ack["params"]["notifications"], json!({}), "{ack:#}");
+    assert_eq!(ack["params"]["notifications"], json!({"promptsListChanged": true}), "{ack:#}");
     // A second listener that does want tool changes shows when one was sent.
     let tools_id = json!("tools");
     let (mut tools, _) = listen(s.port, &tools_id, json!({"toolsListChanged": true}));

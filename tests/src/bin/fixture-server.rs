@@ -21,6 +21,12 @@
 //!   issuer for that audience (the resource's URL, `http://<addr>/mcp`);
 //!   `FIXTURE_AUTH_SCOPES=a,b` lists the `scopes_supported` of the protected resource
 //!   metadata.
+//! - `FIXTURE_PRINCIPAL_HEADER=1` (HTTP, without the `FIXTURE_AUTH_*` variables): the
+//!   caller's subject and scopes are taken from `X-Test-Subject` and `X-Test-Scopes`
+//!   (space-separated) by a middleware of this binary, which sets the request's `Principal`
+//!   the way an application's own authentication does; a request without `X-Test-Subject`
+//!   has none. For checks that act as several principals without minting tokens; it exists
+//!   in this fixture only.
 
 fn number(name: &str) -> Option<u64> {
     let value = std::env::var(name).ok()?;
@@ -96,7 +102,33 @@ async fn main() -> Result<(), mcp_runtime::Error> {
             std::process::exit(1);
         }
     };
-    args.serve(server).await
+    match &args.http {
+        Some(addr) if std::env::var("FIXTURE_PRINCIPAL_HEADER").is_ok_and(|v| v == "1") => {
+            server
+                .serve_http_with(addr.as_str(), |mcp| mcp.layer(axum::middleware::from_fn(principal_from_headers)))
+                .await
+        }
+        _ => args.serve(server).await,
+    }
+}
+
+/// `FIXTURE_PRINCIPAL_HEADER=1`: the caller named by `X-Test-Subject`, with the scopes of
+/// `X-Test-Scopes`, as the request's `Principal`.
+async fn principal_from_headers(
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let principal = {
+        let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        header("x-test-subject").map(|subject| {
+            let scopes = header("x-test-scopes").unwrap_or_default();
+            mcp_runtime::Principal::new(subject).with_scopes(scopes.split_whitespace())
+        })
+    };
+    if let Some(principal) = principal {
+        request.extensions_mut().insert(principal);
+    }
+    next.run(request).await
 }
 
 /// The token check the `FIXTURE_AUTH_*` variables ask for, when all three required ones are set.
