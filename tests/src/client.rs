@@ -65,6 +65,9 @@ pub enum ClientEra {
     /// - Over HTTP each such request carries `MCP-Protocol-Version`, `Mcp-Method` and, for
     ///   `tools/call`, `Mcp-Name` (in its `=?base64?…?=` form when the name is not plain
     ///   visible ASCII); never `Mcp-Session-Id`.
+    /// - Over HTTP, `notifications/cancelled` is not sent: the client closes the connection
+    ///   of the request it names, which is how a 2026-07-28 client cancels over HTTP (a
+    ///   notification on another POST reaches no call: modern requests have no session).
     Modern,
 }
 
@@ -177,6 +180,16 @@ struct Http {
     port: u16,
     session: std::sync::Arc<std::sync::Mutex<Option<String>>>,
     lines: mpsc::Sender<String>,
+    /// In modern mode: the connection of each request not answered yet, by id (as JSON
+    /// text), for `notifications/cancelled` to close.
+    open: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Connection>>>,
+}
+
+/// A modern request's connection, or the mark that it was cancelled (closed, or to be closed
+/// as soon as it is open).
+enum Connection {
+    Open(std::net::TcpStream),
+    Cancelled,
 }
 
 /// How [`Client::spawn_with`] handles the child's pipes. The default is what
@@ -255,7 +268,7 @@ impl Client {
             unread_stdout: None,
             _unread_stderr: None,
             feeder: None,
-            http: Some(Http { port, session: std::sync::Arc::default(), lines: tx }),
+            http: Some(Http { port, session: std::sync::Arc::default(), lines: tx, open: std::sync::Arc::default() }),
             modern: (ClientEra::from_env() == ClientEra::Modern).then(Modern::new),
         }
     }
@@ -278,6 +291,19 @@ impl Client {
         let (port, session, lines) = (http.port, std::sync::Arc::clone(&http.session), http.lines.clone());
         let body = line.as_bytes().to_vec();
         let modern = modern_headers(line, self.modern.is_some());
+        // A modern cancellation closes the request's connection instead.
+        let message: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+        if self.modern.is_some() && message["method"] == "notifications/cancelled" {
+            let id = message["params"]["requestId"].to_string();
+            if let Some(Connection::Open(stream)) = http.open.lock().unwrap().insert(id, Connection::Cancelled) {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
+            return;
+        }
+        let tracked = (self.modern.is_some() && message.get("method").is_some())
+            .then(|| message.get("id").map(Value::to_string))
+            .flatten();
+        let open = std::sync::Arc::clone(&http.open);
         let (begun, started) = mpsc::channel();
         std::thread::spawn(move || {
             let sid = session.lock().unwrap().clone();
@@ -288,8 +314,27 @@ impl Client {
             } else if let Some(sid) = sid.as_deref() {
                 headers.push(("Mcp-Session-Id", sid));
             }
-            let mut response = match crate::http::request(port, "POST", "/mcp", &headers, &body) {
+            let sent = crate::http::send(port, "POST", "/mcp", &headers, &body).and_then(|stream| {
+                if let Some(id) = &tracked {
+                    let mut open = open.lock().unwrap();
+                    if matches!(open.get(id), Some(Connection::Cancelled)) {
+                        let _ = stream.shutdown(std::net::Shutdown::Both);
+                    } else {
+                        open.insert(id.clone(), Connection::Open(stream.try_clone()?));
+                    }
+                }
+                crate::http::read_response(stream)
+            });
+            let cancelled = || {
+                tracked.as_ref().is_some_and(|id| matches!(open.lock().unwrap().get(id), Some(Connection::Cancelled)))
+            };
+            let mut response = match sent {
                 Ok(response) => response,
+                // Closed by a cancellation: nothing to say.
+                Err(_) if cancelled() => {
+                    let _ = begun.send(());
+                    return;
+                }
                 Err(e) => {
                     // Said, not dropped: a test waiting for the answer sees why none came.
                     let _ = lines
@@ -313,6 +358,9 @@ impl Client {
                 if !text.trim().is_empty() {
                     let _ = lines.send(text);
                 }
+            }
+            if let Some(id) = &tracked {
+                open.lock().unwrap().remove(id);
             }
         });
         let _ = started.recv_timeout(Duration::from_millis(300));
@@ -606,6 +654,22 @@ impl Client {
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }
+
+    /// Waits until the server has written `needle` to stderr at least `times` times (the
+    /// fixture's `wait_cancel` writes `waiting for a cancel: <id>` once it runs): an event to
+    /// wait on instead of a fixed sleep. Gives up after 10 s; whether it came.
+    pub fn wait_for_stderr(&self, needle: &str, times: usize) -> bool {
+        let start = std::time::Instant::now();
+        loop {
+            if self.stderr.lock().unwrap().matches(needle).count() >= times {
+                return true;
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
 }
 
 impl Drop for Client {
@@ -692,6 +756,73 @@ fn drain_into(stderr: ChildStderr, sink: std::sync::Arc<std::sync::Mutex<String>
             s.push('\n');
         }
     });
+}
+
+/// An error result's text as the model reads it (ERRORS.md §6): `Error: <message>`, then
+/// `Recovery: <hint>` when the message does not already hold the hint, then the terms line
+/// `(reason <r> · retryable | not retryable · request <id>)`, blocks joined by a blank line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorText<'a> {
+    /// What follows `Error: `.
+    pub message: &'a str,
+    /// The `Recovery: ` block, when there is one.
+    pub hint: Option<&'a str>,
+    /// The reason of the terms line, when it names one.
+    pub reason: Option<&'a str>,
+    /// `retryable` (`Some(true)`), `not retryable` (`Some(false)`), or neither (`None`).
+    pub retryable: Option<bool>,
+    /// The request id that ends the terms line (checked to be `XXXXX-XXXXX`).
+    pub request_id: &'a str,
+}
+
+impl<'a> ErrorText<'a> {
+    /// Reads an error text; `Err` says how it breaks the form. The message may itself hold
+    /// blank lines: the hint and terms are read from the end.
+    pub fn parse(text: &'a str) -> Result<ErrorText<'a>, String> {
+        let rest = text.strip_prefix("Error: ").ok_or_else(|| format!("error text not `Error: …`: {text:?}"))?;
+        let (body, terms) = rest.rsplit_once("\n\n(").ok_or_else(|| format!("no terms line: {text:?}"))?;
+        let terms = terms.strip_suffix(')').ok_or_else(|| format!("the terms line does not end with `)`: {text:?}"))?;
+        let (message, hint) = match body.rsplit_once("\n\nRecovery: ") {
+            Some((message, hint)) => (message, Some(hint)),
+            None => (body, None),
+        };
+        let mut reason = None;
+        let mut retryable = None;
+        let mut request_id = None;
+        // Each term at most once, in the order reason, retryability, request id.
+        let mut order = 0;
+        for term in terms.split(" · ") {
+            let (rank, ok) = if let Some(r) = term.strip_prefix("reason ") {
+                reason = Some(r);
+                (1, !r.is_empty())
+            } else if term == "retryable" || term == "not retryable" {
+                retryable = Some(term == "retryable");
+                (2, true)
+            } else if let Some(id) = term.strip_prefix("request ") {
+                request_id = Some(id);
+                (3, is_request_id(id))
+            } else {
+                (0, false)
+            };
+            if !ok || rank <= order {
+                return Err(format!("term {term:?} out of place in the terms line of {text:?}"));
+            }
+            order = rank;
+        }
+        let request_id = request_id.ok_or_else(|| format!("the terms line has no request id: {text:?}"))?;
+        Ok(ErrorText { message, hint, reason, retryable, request_id })
+    }
+
+    /// The text of an error result (`content[0].text` of a result with `isError: true`);
+    /// `Ok(None)` for a result that is no error.
+    pub fn of(result: &'a Value) -> Result<Option<ErrorText<'a>>, String> {
+        if result["isError"] != json!(true) {
+            return Ok(None);
+        }
+        let text =
+            result["content"][0]["text"].as_str().ok_or_else(|| format!("an error result without text: {result}"))?;
+        ErrorText::parse(text).map(Some)
+    }
 }
 
 /// Replaces the request id in an envelope with `<RID>` after checking its format; returns

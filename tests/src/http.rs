@@ -228,6 +228,29 @@ impl InProcess {
         let port = port_rx.recv_timeout(Duration::from_secs(10)).expect("the server listens");
         InProcess { port, stop: Some(stop), thread: Some(thread) }
     }
+
+    /// Any axum app (such as `Router::new().nest("/mcp", server.http_router())` with the
+    /// author's middleware in front), served by `axum::serve` until the value is dropped: a
+    /// test builds its own server without a fixture binary.
+    pub fn router(app: axum::Router) -> InProcess {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (port_tx, port_rx) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let runtime =
+                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("binds");
+                port_tx.send(listener.local_addr().expect("an address").port()).expect("sent");
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(async move {
+                        let _ = stopped.await;
+                    })
+                    .await;
+            });
+        });
+        let port = port_rx.recv_timeout(Duration::from_secs(10)).expect("the server listens");
+        InProcess { port, stop: Some(stop), thread: Some(thread) }
+    }
 }
 
 impl Drop for InProcess {

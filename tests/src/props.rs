@@ -611,6 +611,151 @@ pub fn check_uri_template(template: &str, uri: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// One part of a URI template as the URI property generates it: literal text, or a variable
+/// with the value it is expanded with.
+#[derive(Debug, Clone)]
+pub enum UriPart {
+    /// Literal text: never `{`, `}` or `%`, nor `?` or `#` (which the checks put inside
+    /// values to break a URI).
+    Literal(String),
+    /// `{name}`, or `{+name}` when `reserved`, and its value (not empty).
+    Var {
+        /// The variable's name.
+        name: String,
+        /// Reserved expansion (`{+name}`): `/` and the sub-delimiters are kept as they are.
+        reserved: bool,
+        /// The value expanded into the URI, percent-encoded.
+        value: String,
+    },
+}
+
+/// `value` as RFC 6570 expands it: every UTF-8 byte outside the unreserved set
+/// (`A-Z a-z 0-9 - . _ ~`) percent-encoded, in upper case; a reserved expansion also keeps
+/// `/` and the sub-delimiters as they are (`?` and `#` end a resource URI's path, so this SDK's
+/// `{+path}` never spans them: they are encoded too).
+pub fn uri_expand_value(value: &str, reserved: bool) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        let keep =
+            byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) || (reserved && b"/:@!$&'()*+,;=".contains(&byte));
+        if keep {
+            out.push(char::from(byte));
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
+}
+
+/// The template the parts spell, and the URI they expand to.
+pub fn uri_template_and_uri(parts: &[UriPart]) -> (String, String) {
+    let (mut template, mut uri) = (String::new(), String::new());
+    for part in parts {
+        match part {
+            UriPart::Literal(text) => {
+                template.push_str(text);
+                uri.push_str(text);
+            }
+            UriPart::Var { name, reserved, value } => {
+                template.push('{');
+                if *reserved {
+                    template.push('+');
+                }
+                template.push_str(name);
+                template.push('}');
+                uri.push_str(&uri_expand_value(value, *reserved));
+            }
+        }
+    }
+    (template, uri)
+}
+
+/// Whether the URI the parts expand to has one reading only as the matcher reads it (each
+/// variable's value ends where the literal after it first occurs): no expanded value holds
+/// the start of the literal that follows it.
+fn uri_reading_is_unique(parts: &[UriPart]) -> bool {
+    parts.windows(2).all(|pair| match pair {
+        [UriPart::Var { reserved, value, .. }, UriPart::Literal(next)] => {
+            let expanded = uri_expand_value(value, *reserved);
+            format!("{expanded}{next}").find(next.as_str()) == Some(expanded.len())
+        }
+        _ => true,
+    })
+}
+
+/// A URI template and a URI expanded from it (the parts start with a literal, such as
+/// `notes://`; two variables never touch; names are distinct; values are not empty).
+/// Returns whether the URI was read back exactly.
+///
+/// - When the URI has one reading ([`uri_reading_is_unique`]), matching it gives back exactly
+///   the values it was expanded from, percent-decoded. Otherwise [`check_uri_template`] holds.
+/// - The URI with its first character changed never matches (the template starts with it).
+/// - The URI with a `?` or a `#` put inside a value never matches: no literal holds either,
+///   and no variable's value spans them.
+/// - The URI with a raw `/` put inside a simple variable's value still passes
+///   [`check_uri_template`] (a simple variable never takes an unescaped `/`).
+pub fn check_uri_expansion(parts: &[UriPart]) -> Result<bool, String> {
+    use mcp_runtime::fuzzing::match_uri_template;
+    let (template, uri) = uri_template_and_uri(parts);
+    let values: Vec<String> = parts
+        .iter()
+        .filter_map(|p| match p {
+            UriPart::Var { value, .. } => Some(value.clone()),
+            UriPart::Literal(_) => None,
+        })
+        .collect();
+    let matched = match_uri_template(&template, &uri).map_err(|why| format!("{template:?} does not parse: {why}"))?;
+    let exact = uri_reading_is_unique(parts);
+    if exact {
+        if matched.as_ref() != Some(&values) {
+            return Err(format!("{template:?} read {uri:?} as {matched:?}; it was expanded from {values:?}"));
+        }
+    } else {
+        check_uri_template(&template, &uri)?;
+    }
+    let must_not_match = |other: &str, why: &str| match match_uri_template(&template, other) {
+        Ok(Some(read)) => Err(format!("{template:?} matched {other:?} ({why}) as {read:?}")),
+        _ => Ok(()),
+    };
+    let mut first = uri.chars();
+    let changed = match first.next() {
+        Some('z') => format!("y{}", first.as_str()),
+        Some(_) => format!("z{}", first.as_str()),
+        None => return Err(format!("{template:?} expands to an empty URI")),
+    };
+    must_not_match(&changed, "its first character changed")?;
+    // Where each variable's expanded value starts and ends in the URI.
+    let mut at = 0;
+    for part in parts {
+        match part {
+            UriPart::Literal(text) => at += text.len(),
+            UriPart::Var { reserved, value, .. } => {
+                let expanded = uri_expand_value(value, *reserved);
+                // The middle of the value, on a character boundary outside an escape.
+                let mut middle = at + expanded.len() / 2;
+                while middle > at
+                    && (!uri.is_char_boundary(middle)
+                        || uri[..middle].ends_with('%')
+                        || uri[..middle.saturating_sub(1)].ends_with('%'))
+                {
+                    middle -= 1;
+                }
+                for stop in ['?', '#'] {
+                    let broken = format!("{}{stop}{}", &uri[..middle], &uri[middle..]);
+                    must_not_match(&broken, &format!("a {stop} inside a value"))?;
+                }
+                if !reserved {
+                    let slashed = format!("{}/{}", &uri[..middle], &uri[middle..]);
+                    check_uri_template(&template, &slashed)?;
+                }
+                at += expanded.len();
+            }
+        }
+    }
+    Ok(exact)
+}
+
 /// One HTTP request through the Streamable HTTP endpoint, in-process (with sessions, or
 /// stateless).
 pub struct HttpTarget {

@@ -3,11 +3,19 @@
 //! every `invalid_arguments` refusal is well formed (a non-empty hint, the text and the
 //! structured error agree, at most 30 issues, no control characters) and echoes no value
 //! the caller sent; and arguments valid for the tool's Rust types are never refused.
+//!
+//! The reason is read where the model reads it: the terms line of the error text
+//! (`(reason invalid_arguments · request XXXXX-XXXXX)`, ERRORS.md §6). A tool that declares an
+//! output schema sends no `structuredContent` on errors, so a property that read the reason
+//! from `structuredContent.error.data.reason` would never see such a tool refuse anything.
+//! The structured error of those tools is checked on a twin server built with
+//! `structured_errors_always(true)`, whose text must be the same.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use mcp_runtime::Server;
+use mcp_tests::client::ErrorText;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Map, Value, json};
@@ -19,6 +27,18 @@ const MARK_NUMBER: i64 = 7_777_777;
 
 fn server() -> Server {
     mcp_tests::fixture::builder(false).build().expect("the fixture server builds")
+}
+
+/// The fixture with `structuredContent.error` on every error, output schema or not.
+fn structured_server() -> Server {
+    mcp_tests::fixture::builder(false).structured_errors_always(true).build().expect("the fixture server builds")
+}
+
+/// The reason an error result's text names, as the model reads it; `None` for a result
+/// that is no error, or an error without a reason.
+fn reason(result: &Value) -> Result<Option<String>, TestCaseError> {
+    let text = ErrorText::of(result).map_err(TestCaseError::fail)?;
+    Ok(text.and_then(|t| t.reason).map(str::to_owned))
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -116,24 +136,46 @@ fn has_control(s: &str) -> bool {
     s.chars().any(char::is_control)
 }
 
-/// The checks every `invalid_arguments` refusal must pass.
-fn check_refusal(tool: &str, args: &Value, result: &Value) -> Result<(), TestCaseError> {
-    let error = &result["structuredContent"]["error"];
+/// The checks every `invalid_arguments` refusal must pass. `result` is what a client gets;
+/// `structured` is the same call's result on the twin server with structured errors always
+/// on (the same as `result` for a tool without an output schema).
+fn check_refusal(
+    tool: &str,
+    args: &Value,
+    result: &Value,
+    structured: &Value,
+    output_schema: bool,
+) -> Result<(), TestCaseError> {
+    let context = format!("{tool} {args}\n{result:#}\n{structured:#}");
+    // What the model reads: the text.
+    let text = result["content"][0]["text"].as_str().expect("a text");
+    let read = ErrorText::parse(text).map_err(TestCaseError::fail)?;
+    prop_assert_eq!(read.reason, Some("invalid_arguments"), "{}", context);
+    prop_assert_eq!(read.retryable, None, "{}", context);
+    let prefix = format!("Invalid arguments for tool {tool}: ");
+    prop_assert!(read.message.starts_with(&prefix), "{}", context);
+    prop_assert!(!has_control(read.message), "control characters: {}", context);
+    prop_assert!(read.hint.is_none_or(|h| !h.is_empty() && !has_control(h)), "{}", context);
+    // A tool with an output schema sends the text alone; any other the structured error too.
+    prop_assert_eq!(result.get("structuredContent").is_none(), output_schema, "{}", context);
+    // The twin says the same, word for word but the request id.
+    let twin_text = structured["content"][0]["text"].as_str().expect("a text");
+    let twin_id = ErrorText::parse(twin_text).map_err(TestCaseError::fail)?.request_id;
+    prop_assert_eq!(twin_text.replace(twin_id, "<RID>"), text.replace(read.request_id, "<RID>"), "{}", context);
+
+    let error = &structured["structuredContent"]["error"];
     let data = &error["data"];
     let message = error["message"].as_str().expect("a message");
     let hint = data["recovery"]["hint"].as_str().unwrap_or_default();
-    let text = result["content"][0]["text"].as_str().expect("a text");
-    let context = format!("{tool} {args}\n{result:#}");
     prop_assert_eq!(error["code"].clone(), json!(-32602), "{}", context);
+    prop_assert_eq!(data["reason"].clone(), json!("invalid_arguments"), "{}", context);
     prop_assert!(!hint.is_empty(), "empty hint: {}", context);
-    let prefix = format!("Invalid arguments for tool {tool}: ");
-    prop_assert!(message.starts_with(&prefix), "{}", context);
-    prop_assert!(!has_control(message) && !has_control(hint), "control characters: {}", context);
+    prop_assert!(!has_control(hint), "control characters: {}", context);
     // The text says what the structured error says.
     let recovery = if message.trim().contains(hint) { String::new() } else { format!("\n\nRecovery: {hint}") };
     let rid = data["requestId"].as_str().expect("a request id");
     let expected = format!("Error: {message}{recovery}\n\n(reason invalid_arguments · request {rid})");
-    prop_assert_eq!(text, expected.as_str(), "{}", context);
+    prop_assert_eq!(twin_text, expected.as_str(), "{}", context);
     let issues = data["issues"].as_array().expect("issues");
     prop_assert!(!issues.is_empty() && issues.len() <= 30, "{}", context);
     for issue in issues {
@@ -146,52 +188,78 @@ fn check_refusal(tool: &str, args: &Value, result: &Value) -> Result<(), TestCas
         }
     }
     // No value the caller sent: marked strings and the marked number never show.
-    let whole = result.to_string();
-    prop_assert!(!whole.contains(MARK), "a sent value leaked: {}", context);
-    prop_assert!(!whole.contains(&MARK_NUMBER.to_string()), "a sent number leaked: {}", context);
+    for whole in [result.to_string(), structured.to_string()] {
+        prop_assert!(!whole.contains(MARK), "a sent value leaked: {}", context);
+        prop_assert!(!whole.contains(&MARK_NUMBER.to_string()), "a sent number leaked: {}", context);
+    }
     Ok(())
 }
 
 #[test]
 fn random_arguments_are_refused_safely() {
     let server = server();
+    let twin = structured_server();
     let rt = runtime();
-    let tools: Vec<String> =
-        server.tool_descriptors().iter().map(|d| d["name"].as_str().expect("a name").to_owned()).collect();
+    let descriptors = server.tool_descriptors();
+    let tools: Vec<String> = descriptors.iter().map(|d| d["name"].as_str().expect("a name").to_owned()).collect();
+    let with_output: BTreeSet<&str> = descriptors
+        .iter()
+        .filter(|d| d.get("outputSchema").is_some())
+        .map(|d| d["name"].as_str().expect("a name"))
+        .collect();
+    // Random arguments rarely hold every required property: each of these tools is refused.
+    let must_refuse: BTreeSet<&str> = descriptors
+        .iter()
+        .filter(|d| d["inputSchema"]["required"].as_array().is_some_and(|r| !r.is_empty()))
+        .map(|d| d["name"].as_str().expect("a name"))
+        .collect();
     let mut names = BTreeSet::new();
-    for d in server.tool_descriptors() {
+    for d in &descriptors {
         property_names(&d["inputSchema"], &mut names);
     }
     let names: Vec<String> = names.into_iter().collect();
-    let refused = std::cell::Cell::new(0_u32);
-    let reached = std::cell::Cell::new(0_u32);
+    // Per tool: calls that reached argument validation, and refusals checked.
+    let counts = std::cell::RefCell::new(BTreeMap::<String, (u32, u32)>::new());
     let strategy = (proptest::sample::select(tools), arguments(names));
     let outcome = runner(1024).run(&strategy, |(tool, args)| {
         if slow_or_panicking(&tool, &args) {
             return Ok(());
         }
         let Some(result) = call(&rt, &server, &tool, &args) else { return Ok(()) };
-        let reason = &result["structuredContent"]["error"]["data"]["reason"];
+        let reason = reason(&result)?;
         // A tool the in-process caller lacks the scopes for is refused before its arguments
         // are read: that call never reaches argument validation.
-        if *reason != json!("insufficient_scope") {
-            reached.set(reached.get() + 1);
+        if reason.as_deref() == Some("insufficient_scope") {
+            return Ok(());
         }
-        if *reason == json!("invalid_arguments") {
-            refused.set(refused.get() + 1);
-            check_refusal(&tool, &args, &result)?;
+        let mut counts = counts.borrow_mut();
+        let (reached, refused) = counts.entry(tool.clone()).or_default();
+        *reached += 1;
+        if reason.as_deref() == Some("invalid_arguments") {
+            *refused += 1;
+            let structured = call(&rt, &twin, &tool, &args).expect("a refusal finishes");
+            check_refusal(&tool, &args, &result, &structured, with_output.contains(tool.as_str()))?;
         }
         Ok(())
     });
     if let Err(e) = outcome {
         panic!("{e}");
     }
-    // The generator reaches the refusal path often (about half the calls; a third at least).
-    let (refused, reached) = (refused.get(), reached.get());
+    let counts = counts.into_inner();
+    // The generator reaches the refusal path often (about half the calls; a third at least),
+    // and refusals are checked for every tool that takes required arguments or declares an
+    // output schema (when its calls reached argument validation at all).
+    let (reached, refused) = counts.values().fold((0, 0), |(a, b), (r, f)| (a + r, b + f));
     assert!(
         refused * 3 > reached && reached > 800,
         "only {refused} of {reached} random calls that reached argument validation were refused"
     );
+    let unchecked: Vec<&str> = must_refuse
+        .union(&with_output)
+        .copied()
+        .filter(|t| counts.get(*t).is_some_and(|(reached, refused)| *reached > 0 && *refused == 0))
+        .collect();
+    assert!(unchecked.is_empty(), "no refusal of {unchecked:?} was checked: {counts:?}");
 }
 
 fn text() -> impl Strategy<Value = String> {
@@ -274,9 +342,9 @@ fn valid_arguments_are_never_refused() {
         let Some(result) = call(&rt, &server, tool, &args) else {
             return Err(TestCaseError::fail(format!("{tool} {args} did not finish")));
         };
-        let reason = &result["structuredContent"]["error"]["data"]["reason"];
+        let reason = reason(&result)?;
         prop_assert!(
-            *reason != json!("invalid_arguments") && *reason != json!("unknown_tool"),
+            !matches!(reason.as_deref(), Some("invalid_arguments" | "unknown_tool")),
             "{} {} was refused: {:#}",
             tool,
             args,

@@ -532,18 +532,24 @@ fn a_failed_leg_fails_the_call() {
 
 #[test]
 fn a_legs_time_limit_restarts_with_each_progress_notification() {
+    const LIMIT: Duration = Duration::from_secs(1);
     let mut client =
-        Client::spawn_with(SERVER, &[("FIXTURE_ASK_TIMEOUT_MS", "400")], mcp_tests::client::Pipes::default());
+        Client::spawn_with(SERVER, &[("FIXTURE_ASK_TIMEOUT_MS", "1000")], mcp_tests::client::Pipes::default());
     client.roundtrip(
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}),
     );
-    // Kept alive past its limit by progress every 200 ms, then answered.
+    // Kept alive past one and a half times its limit by progress sent every 50 ms (a client's
+    // pace, not a wait on the server: only a stall of a whole second between two of them
+    // could let the limit pass), then answered.
     let id = client.request("tools/call", json!({"name": "confirm_delete", "arguments": {"path": "/a"}}));
     let request = server_request(&mut client);
+    let asked = Instant::now();
     let token = request["params"]["_meta"]["progressToken"].clone();
-    for step in 1..=4 {
-        std::thread::sleep(Duration::from_millis(200));
+    let mut step = 0;
+    while asked.elapsed() < LIMIT * 3 / 2 {
+        std::thread::sleep(Duration::from_millis(50));
+        step += 1;
         client.send(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": step}}));
     }
     answer(&mut client, &request, json!({"action": "accept", "content": {"confirm": true}}));
@@ -557,16 +563,16 @@ fn a_legs_time_limit_restarts_with_each_progress_notification() {
     let cancelled = client.recv();
     assert_eq!(
         cancelled,
-        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request["id"], "reason": "the round failed: 'confirm': no answer within 0.4 s"}})
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request["id"], "reason": "the round failed: 'confirm': no answer within 1 s"}})
     );
     let response = client.recv();
     assert_eq!(response["id"], json!(id));
     assert!(
         text_of(&response)
-            .starts_with("Error: Fulfilling input required by 'tools/call' failed: 'confirm': no answer within 0.4 s"),
+            .starts_with("Error: Fulfilling input required by 'tools/call' failed: 'confirm': no answer within 1 s"),
         "{response}"
     );
-    assert!(started.elapsed() >= Duration::from_millis(400));
+    assert!(started.elapsed() >= LIMIT);
 }
 
 #[test]

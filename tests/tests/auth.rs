@@ -288,7 +288,8 @@ fn a_jwks_endpoint_that_is_down_is_401_and_recovery_follows_when_it_returns() {
             .as_str()
         )
     );
-    // Within the minimum refresh interval the endpoint is not asked again.
+    // Still down: still refused (that it is not asked again meanwhile is
+    // `a_failing_jwks_endpoint_is_not_asked_again_within_the_minimum_interval`).
     assert_eq!(call_with(served.port, Some(&valid), "whoami").status, 401);
     idp.restart();
     std::thread::sleep(Duration::from_millis(150));
@@ -299,6 +300,26 @@ fn a_jwks_endpoint_that_is_down_is_401_and_recovery_follows_when_it_returns() {
     idp.stop();
     std::thread::sleep(Duration::from_millis(150));
     assert_eq!(call_with(served.port, Some(&valid), "whoami").status, 200);
+}
+
+#[test]
+fn a_failing_jwks_endpoint_is_not_asked_again_within_the_minimum_interval() {
+    // An endpoint that answers, but not with a JWKS: every fetch is counted, and fails.
+    let idp = JwksServer::start("not a JWKS".into());
+    let served = serve(&idp.url(), |b| {
+        // An interval no test run outlasts: every call below falls within it.
+        let jwt = JwtValidator::new(idp.url(), ISSUER, AUDIENCE).min_refresh(Duration::from_secs(600));
+        b.stateless_http(true).authorization(Authorization::jwt(jwt).scopes_supported(SCOPES))
+    });
+    let valid = token(TestKey::Rsa1, &claims(AUDIENCE, "notes:read"));
+    let unavailable = format!(
+        "{CHALLENGE}, error=\"invalid_token\", error_description=\"The access token cannot be verified now; retry later\""
+    );
+    for attempt in 1..=3 {
+        let answer = call_with(served.port, Some(&valid), "whoami");
+        assert_eq!((answer.status, answer.challenge.as_deref()), (401, Some(unavailable.as_str())), "{attempt}");
+        assert_eq!(idp.fetches(), 1, "attempt {attempt}: the endpoint was asked again within the interval");
+    }
 }
 
 /// The envelope text of a failure, with its request id replaced by `<id>`.
@@ -364,8 +385,20 @@ fn the_protected_resource_metadata_is_served_at_both_well_known_paths() {
             "{path}"
         );
     }
-    // The challenge names the path-suffixed document.
-    assert!(CHALLENGE.contains(METADATA));
+    // The challenge a client gets names the path-suffixed document, and this server serves it
+    // there: a client that follows the challenge finds the metadata.
+    let challenge = call_with(served.port, None, "whoami").challenge.expect("a challenge");
+    let named = challenge
+        .split_once("resource_metadata=\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(url, _)| url)
+        .expect("resource_metadata in the challenge");
+    assert_eq!(named, METADATA);
+    let path = named.strip_prefix("https://mcp.example.test").expect("the resource's origin");
+    let response = request(served.port, "GET", path, &[], b"").expect("answered");
+    assert_eq!(response.status, 200, "{path}");
+    let body: Value = serde_json::from_str(&response.text()).expect("JSON");
+    assert_eq!(body["resource"], json!(AUDIENCE));
 }
 
 fn listed(answer: &Answer) -> Vec<String> {
@@ -527,7 +560,10 @@ fn fixture_server_takes_its_authorization_from_the_environment_and_never_logs_a_
     let metadata = request(port, "GET", "/.well-known/oauth-protected-resource/mcp", &[], b"").expect("answered");
     let metadata: Value = serde_json::from_str(&metadata.text()).expect("JSON");
     assert_eq!(metadata["scopes_supported"], json!(SCOPES));
-    std::thread::sleep(Duration::from_millis(200));
+    // A last refused request: its record is written after every record above (one queue
+    // writes them in order), so once it shows, the log of every request above is complete.
+    assert_eq!(call_with(port, Some("the-last-one"), "whoami").status, 401);
+    assert!(c.wait_for_stderr("refused a request's bearer token", 2), "the refusals are logged: {}", c.stderr());
     let log = c.stderr();
     assert!(log.contains("refused a request's bearer token"), "the refusal is logged: {log}");
     for secret in [&valid, &expired] {

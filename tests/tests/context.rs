@@ -96,7 +96,7 @@ fn a_cancelled_handler_sees_it_cleans_up_and_nothing_is_sent() {
     // With a progress token: the handler reports progress while it cleans up, which must
     // not be sent either.
     let id = c.request("tools/call", json!({"name": "wait_cancel", "arguments": {}, "_meta": {"progressToken": "t"}}));
-    std::thread::sleep(Duration::from_millis(100));
+    assert!(c.wait_for_stderr("waiting for a cancel", 1), "the handler never started:\n{}", c.stderr());
     c.send(
         &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "user"}}),
     );

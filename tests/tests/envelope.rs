@@ -209,8 +209,13 @@ fn each_failure_is_logged_once_with_its_request_id() {
     let before = c.stderr().lines().filter(|l| l.contains("Error in tool:")).count();
     c.call("fetch_items", json!({"ids": ["ok"]}));
     c.call("echo", json!({"text": "sync"}));
-    std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(c.stderr().lines().filter(|l| l.contains("Error in tool:")).count(), before);
+    // A failure last: its record is written after any the successes would have written (one
+    // queue writes them in order), so once it shows, theirs would have too.
+    c.call("fetch_items", json!({"ids": []}));
+    assert!(c.wait_for_stderr("Error in tool:", before + 1), "the last failure is logged:\n{}", c.stderr());
+    let stderr = c.stderr();
+    let records: Vec<&str> = stderr.lines().filter(|l| l.contains("Error in tool:")).skip(before).collect();
+    assert!(records.len() == 1 && records[0].contains("Error in tool:fetch_items: No data for 0 ids"), "{records:#?}");
 }
 
 #[test]

@@ -4,9 +4,11 @@
 
 use mcp_runtime::fuzzing::StateSealer;
 use mcp_tests::props::{
-    FIXTURE_TOOLS, HttpInput, HttpTarget, SessionTarget, check_foreign_state, check_sealed_state, check_uri_template,
+    FIXTURE_TOOLS, HttpInput, HttpTarget, SessionTarget, UriPart, check_foreign_state, check_sealed_state,
+    check_uri_expansion, check_uri_template,
 };
 use proptest::prelude::*;
+use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError as CaseError, TestRunner};
 use serde_json::{Value, json};
 
 /// Cases per property: `FUZZ_SMOKE_CASES`, or 2,000 (a few seconds each).
@@ -140,6 +142,90 @@ proptest! {
         uri in prop_oneof!["[a-z]{1,5}://[a-z0-9/.%]{0,24}", ".{0,32}"],
     ) {
         check_uri_template(&template, &uri).map_err(TestCaseError::fail)?;
+    }
+}
+
+/// A resource URI template and values for its variables: a scheme, then up to four
+/// variables (one in four reserved), each but the last followed by literal text, the last
+/// by some now and then. Literals are what templates hold (`/`, `/page/`, `.`); values mix
+/// what needs no escape with `/`, `?`, `#`, `%`, spaces and non-ASCII text.
+fn uri_parts() -> impl Strategy<Value = Vec<UriPart>> {
+    let literal = prop_oneof![
+        3 => Just("/".to_owned()),
+        2 => "/[a-z]{1,5}/",
+        1 => "[.:-][a-z]{0,3}",
+        1 => "[a-z0-9/.:-]{1,4}",
+    ];
+    let value = prop_oneof![
+        4 => "[A-Za-z0-9._~-]{1,8}",
+        2 => "[a-z0-9 /?#%:@+=é✓]{1,8}",
+        1 => ".{1,6}",
+    ];
+    let var = (prop::bool::weighted(0.25), value);
+    let scheme = ("[a-z]{1,5}", prop_oneof![Just(String::new()), "[a-z0-9/.]{1,6}"])
+        .prop_map(|(scheme, rest)| format!("{scheme}://{rest}"));
+    (scheme, prop::collection::vec((var, literal), 1..=4), any::<bool>()).prop_map(|(scheme, vars, tail)| {
+        let mut parts = vec![UriPart::Literal(scheme)];
+        let last = vars.len() - 1;
+        for (i, ((reserved, value), literal)) in vars.into_iter().enumerate() {
+            parts.push(UriPart::Var { name: format!("v{i}"), reserved, value });
+            if i < last || tail {
+                parts.push(UriPart::Literal(literal));
+            }
+        }
+        parts
+    })
+}
+
+/// URIs expanded from their templates read back as the values they were expanded from (when
+/// the URI has one reading: most cases), and a URI a little off never matches; see
+/// `check_uri_expansion`. A failing case is saved to `fuzz_smoke.proptest-regressions` beside
+/// this file and replayed first on every later run (commit it with the fix).
+#[test]
+fn uri_templates_read_back_what_they_expand() {
+    let config = Config {
+        cases: cases(),
+        source_file: Some(file!()),
+        failure_persistence: Some(Box::new(FileFailurePersistence::SourceParallel("proptest-regressions"))),
+        ..Config::default()
+    };
+    let exact = std::cell::Cell::new(0_u32);
+    let outcome = TestRunner::new(config).run(&uri_parts(), |parts| {
+        if check_uri_expansion(&parts).map_err(CaseError::fail)? {
+            exact.set(exact.get() + 1);
+        }
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+    // Most cases have one reading, and each of those matched exactly.
+    let exact = exact.get();
+    assert!(exact * 5 > cases() * 3, "only {exact} of {} generated URIs were read back exactly", cases());
+}
+
+/// The template shapes the SDK's examples and tests use, each expanded with plain values and
+/// with values that need escapes: the same checks, on cases that run every time.
+#[test]
+fn uri_templates_read_back_named_seeds() {
+    let lit = |s: &str| UriPart::Literal(s.to_owned());
+    let var = |name: &str, reserved: bool, value: &str| UriPart::Var {
+        name: name.to_owned(),
+        reserved,
+        value: value.to_owned(),
+    };
+    let seeds: Vec<Vec<UriPart>> = vec![
+        vec![lit("notes://"), var("name", false, "todo.md")],
+        vec![lit("notes://"), var("name", false, "my note/../../etc?#")],
+        vec![lit("books://"), var("title", false, "Dune"), lit("/page/"), var("page", false, "12")],
+        vec![lit("books://"), var("title", false, "Les Misérables / I"), lit("/page/"), var("page", false, "1%")],
+        vec![lit("files:///"), var("path", true, "src/lib.rs")],
+        vec![lit("files:///"), var("path", true, "a b/c?d#e/✓")],
+        vec![lit("repo://"), var("owner", false, "me"), lit("/"), var("path", true, "src/a.rs")],
+        vec![lit("test://template/"), var("id", false, "123"), lit("/data")],
+    ];
+    for parts in &seeds {
+        assert_eq!(check_uri_expansion(parts), Ok(true), "{parts:?}");
     }
 }
 

@@ -7,7 +7,9 @@
 //! A test with several parts runs every part (each on its own server) and then fails with
 //! the list of the parts that failed, so one broken part does not hide the others.
 //!
-//! Run one at a time (`-- --test-threads=1`): several of them measure memory or time.
+//! The tests run one at a time whatever `--test-threads` says (each takes `one_at_a_time()`
+//! first): several measure the server's memory, or give it bounded time, which a neighbour
+//! test's load on the same cores would skew.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -27,6 +29,13 @@ const MIB: u64 = 1024;
 
 // ---------------------------------------------------------------------------------------
 // Helpers
+
+/// Held for the whole of each test, so that the tests of this file never overlap.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A test that failed while holding it does not stop the others.
+    ONE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// A server whose stdin is written from a thread; other pipes as `pipes` says.
 fn spawn(env: &[(&str, &str)], pipes: Pipes) -> Client {
@@ -185,6 +194,7 @@ fn write_from_thread(mut stdin: std::process::ChildStdin, lines: &[String], chun
 
 #[test]
 fn d01_output_backpressure() {
+    let _serial = one_at_a_time();
     parts(&[("1a", d01a_unread_output_keeps_memory_bounded), ("1b", d01b_answers_flow_while_the_client_still_writes)]);
 }
 
@@ -274,6 +284,7 @@ fn d01b_answers_flow_while_the_client_still_writes() {
 
 #[test]
 fn d02_full_queue_refuses_instead_of_deadlocking() {
+    let _serial = one_at_a_time();
     let mut c = server(&[("FIXTURE_MAX_IN_FLIGHT", "2"), ("FIXTURE_MAX_QUEUED_BYTES", "4096")]);
     // Two calls take both slots.
     for id in 1..=2 {
@@ -354,6 +365,7 @@ const LONG_STEPS: u32 = 100_000_000;
 
 #[test]
 fn d03_sync_handlers_never_run_on_the_reader() {
+    let _serial = one_at_a_time();
     parts(&[
         ("3a", d03a_a_ping_overtakes_a_busy_sync_call),
         ("3b", d03b_a_busy_sync_call_can_be_cancelled),
@@ -473,6 +485,7 @@ fn d03d_unread_progress_keeps_memory_bounded() {
 
 #[test]
 fn d04_a_call_cancelled_while_queued_never_runs() {
+    let _serial = one_at_a_time();
     let mut c = server(&[("FIXTURE_MAX_IN_FLIGHT", "1")]);
     set_level(&mut c, "debug");
     c.send_raw(&call_line(&json!(1), "wait_cancel", &json!({})));
@@ -501,14 +514,18 @@ fn d04_a_call_cancelled_while_queued_never_runs() {
 
 #[test]
 fn d05_a_duplicate_in_flight_id_is_refused() {
+    let _serial = one_at_a_time();
     let mut c = server(&[]);
     c.send_raw(&call_line(&json!(7), "wait_cancel", &json!({})));
     c.send_raw(&call_line(&json!(7), "echo", &json!({"text": "duplicate"})));
     let (_, answer) = read_until_id(&mut c, &json!(7), Duration::from_secs(10));
     let answer = answer.expect("the duplicate is answered within 10 s");
-    assert_eq!(answer["error"]["code"], json!(-32600), "the duplicate id 7 was not refused: {answer}");
-    let message = answer["error"]["message"].as_str().expect("a message");
-    assert!(message.contains('7'), "the message does not name the id: {message:?}");
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32600,
+            "message": "Invalid request: id 7 is already in use by a call in progress; send each request with a new id"}}),
+        "the duplicate id 7 was not refused with a message naming it"
+    );
 
     // The first call 7 is still the one a cancellation reaches.
     c.send_raw(&cancel_line(&json!(7)));
@@ -530,24 +547,23 @@ fn d05_a_duplicate_in_flight_id_is_refused() {
 }
 
 // ---------------------------------------------------------------------------------------
-// 6. Tools that notify keep their throughput
+// 6. Tools that notify: every pipelined call is answered
 
-/// Sends `n` pipelined calls of `name` (from the stdin thread) while reading along; the
-/// time until every one is answered. Panics if that takes over `limit`.
+/// Sends `n` pipelined calls of `name` (from the stdin thread) while reading along, until
+/// every one is answered (a minute at most: a bound on a hang, not a speed).
 /// Their ids are `first..first + n`.
-fn pipelined(c: &mut Client, name: &str, arguments: &Value, first: i64, n: i64, limit: Duration) -> Duration {
-    let started = Instant::now();
+fn pipelined(c: &mut Client, name: &str, arguments: &Value, first: i64, n: i64) {
     let mut batch = String::new();
     for id in first..first + n {
         batch.push_str(&call_line(&json!(id), name, arguments));
         batch.push('\n');
     }
     c.send_bytes(batch.as_bytes());
-    let deadline = started + limit;
+    let deadline = Instant::now() + Duration::from_secs(60);
     let mut answered = 0;
     while answered < n {
         let Some(line) = c.recv_line_within(deadline.saturating_duration_since(Instant::now())) else {
-            panic!("{answered} of {n} {name} calls answered within {limit:?}");
+            panic!("{answered} of {n} {name} calls answered within 60 s");
         };
         let msg = parse(&line);
         if msg.get("method").is_none() {
@@ -557,27 +573,17 @@ fn pipelined(c: &mut Client, name: &str, arguments: &Value, first: i64, n: i64, 
             answered += 1;
         }
     }
-    started.elapsed()
 }
 
+/// The responses held back after notifications (the TypeScript client's 2 ms gap) are all
+/// written, however many calls are pipelined. Their throughput against calls that notify
+/// nothing is a figure of `cargo bench -p mcp-tests --bench timings`, not a test.
 #[test]
-fn d06_notifying_tools_keep_their_throughput() {
+fn d06_every_pipelined_notifying_call_is_answered() {
+    let _serial = one_at_a_time();
     let mut c = server(&[]);
-    // Warm up (first-call costs), then measure the same server.
-    pipelined(&mut c, "add", &json!({"a": 1, "b": 2}), 1, 100, Duration::from_secs(30));
-    pipelined(&mut c, "work", &json!({"steps": 1}), 1001, 100, Duration::from_secs(30));
-    let add = pipelined(&mut c, "add", &json!({"a": 1, "b": 2}), 10_001, 3000, Duration::from_secs(60));
-    let work = pipelined(&mut c, "work", &json!({"steps": 1}), 20_001, 3000, Duration::from_secs(60));
-    // Each `work` call sends five notifications and writes five stderr records besides its
-    // answer, so it costs a few `add` calls: with the pause removed, 3,000 work calls took
-    // 1.5 s against 0.4-0.5 s for 3,000 adds (debug build, 2 loaded cores), a ratio under
-    // 4. The budget is 6× the adds, at least 3 s (2× that measurement), and at most 5 s:
-    // the defect (a 2 ms pause before each response that follows notifications; it took
-    // 15 s here) costs at least 6 s for 3,000 calls on any machine, so the cap keeps a slow
-    // machine's large budget from hiding it.
-    let bound = (add * 6).clamp(Duration::from_secs(3), Duration::from_secs(5));
-    eprintln!("3,000 add calls: {add:?}; 3,000 work calls: {work:?}; bound {bound:?}");
-    assert!(work <= bound, "3,000 work calls took {work:?}, over {bound:?} (3,000 add calls took {add:?})");
+    pipelined(&mut c, "work", &json!({"steps": 1}), 1, 1000);
+    pipelined(&mut c, "add", &json!({"a": 1, "b": 2}), 2001, 1000);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -585,6 +591,7 @@ fn d06_notifying_tools_keep_their_throughput() {
 
 #[test]
 fn d07_a_blocked_stderr_never_freezes_the_server() {
+    let _serial = one_at_a_time();
     let mut c = spawn(&[], Pipes { stderr_unread: true, ..Pipes::default() });
     init(&mut c);
     // Each call of an unknown tool logs its refusal to stderr, which nobody reads: the
@@ -616,6 +623,7 @@ fn d07_a_blocked_stderr_never_freezes_the_server() {
 
 #[test]
 fn d08_shutdown_is_bounded_when_output_is_unread() {
+    let _serial = one_at_a_time();
     let mut c = spawn(&[], Pipes { stdout_unread: true, ..Pipes::default() });
     let _stdout = c.take_stdout().expect("stdout"); // held open, never read
     c.send_raw(INIT);
@@ -640,6 +648,7 @@ fn d08_shutdown_is_bounded_when_output_is_unread() {
 
 #[test]
 fn d09_memory_per_call_is_bounded() {
+    let _serial = one_at_a_time();
     parts(&[
         ("9a", d09a_huge_ids_are_refused),
         ("9b", d09b_a_huge_progress_token_is_refused),
@@ -721,6 +730,7 @@ fn d09c_a_queued_call_holds_its_line_not_its_arguments() {
 
 #[test]
 fn d10_protocol_details() {
+    let _serial = one_at_a_time();
     parts(&[
         ("10a", d10a_ids_are_echoed_byte_for_byte),
         ("10b", d10b_a_fractional_progress_token_is_echoed),
@@ -795,6 +805,7 @@ fn d10d_a_second_initialize_is_refused() {
 
 #[test]
 fn d11_only_the_authors_logs_reach_the_client() {
+    let _serial = one_at_a_time();
     let mut c = server(&[]);
     set_level(&mut c, "debug");
     c.send_raw(&call_line(&json!(1), "log_sources", &json!({})));

@@ -252,7 +252,7 @@ fn a_cancelled_call_ends_its_response_without_an_answer() {
     let port = c.http_port().expect("http");
     let sid = session(port);
     let waiting = waiting_call(port, &sid);
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(c.wait_for_stderr("waiting for a cancel", 1), "the call never started:\n{}", c.stderr());
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "w"}});
     assert_eq!(post_json(port, Some(&sid), &cancel).status, 202);
     let (status, text) = waiting.join().expect("the POST returns");
@@ -301,18 +301,41 @@ fn stateless_serves_each_post_alone() {
 
 #[test]
 fn sigterm_lets_a_call_in_progress_finish() {
-    let mut c = server(&[]);
-    let port = c.http_port().expect("http");
-    let sid = session(port);
-    let slow = std::thread::spawn(move || {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "sleep_ms", "arguments": {"ms": 400}}});
-        parts(post_json(port, Some(&sid), &body))
-    });
-    std::thread::sleep(std::time::Duration::from_millis(100));
-    c.close_stdin();
-    let (status, _, body) = slow.join().expect("answers");
-    assert_eq!((status, &body["result"]["content"][0]["text"]), (200, &json!("slept 400")));
-    assert!(c.wait_exit(std::time::Duration::from_secs(10)).is_some(), "the server exits after the call");
+    // One call at a time: while the slow call runs, every other call is refused as busy. That
+    // refusal is the event that says the slow call is in progress, before SIGTERM is sent.
+    let slow_call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "sleep_ms", "arguments": {"ms": 900}}});
+    let probe = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
+    // A machine so loaded that the probe is not answered within the 900 ms the call takes
+    // misses the window: that attempt proves nothing, and is made again.
+    for _attempt in 0..3 {
+        let mut c = Client::spawn_http(SERVER, &[("FIXTURE_MAX_IN_FLIGHT", "1")], &[]);
+        let port = c.http_port().expect("http");
+        let sid = session(port);
+        let slow = {
+            let (sid, slow_call) = (sid.clone(), slow_call.clone());
+            std::thread::spawn(move || parts(post_json(port, Some(&sid), &slow_call)))
+        };
+        let in_progress = loop {
+            let (_, _, answer) = parts(post_json(port, Some(&sid), &probe));
+            let text = answer["result"]["content"][0]["text"].as_str().expect("a text").to_owned();
+            if text.starts_with("Error: Server busy") {
+                break !slow.is_finished();
+            }
+            assert_eq!(text, "x", "{answer}");
+            if slow.is_finished() {
+                break false;
+            }
+        };
+        if !in_progress {
+            continue;
+        }
+        c.close_stdin();
+        let (status, _, body) = slow.join().expect("answers");
+        assert_eq!((status, &body["result"]["content"][0]["text"]), (200, &json!("slept 900")));
+        assert!(c.wait_exit(std::time::Duration::from_secs(10)).is_some(), "the server exits after the call");
+        return;
+    }
+    panic!("in three attempts, the slow call was never seen in progress");
 }
 
 #[test]
@@ -374,7 +397,7 @@ fn calls_past_max_in_flight_are_refused_as_busy() {
     let port = c.http_port().expect("http");
     let sid = session(port);
     let waiting = waiting_call(port, &sid);
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(c.wait_for_stderr("waiting for a cancel", 1), "the call never started:\n{}", c.stderr());
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
     let (status, _, body) = parts(post_json(port, Some(&sid), &body));
     assert_eq!(status, 200);

@@ -609,7 +609,7 @@ fn closing_a_modern_calls_response_cancels_the_call() {
         let body = modern(json!("w"), "tools/call", json!({"name": "wait_cancel", "arguments": {}}));
         let connection =
             send(port, "POST", "/mcp", &borrowed(&modern_headers(&body)), body.to_string().as_bytes()).expect("sent");
-        std::thread::sleep(Duration::from_millis(300));
+        assert!(c.wait_for_stderr("waiting for a cancel", 1), "{args:?}: the call never started:\n{}", c.stderr());
         assert_eq!(cleanups(&c), 0, "{args:?}: the handler waits until it is cancelled");
         drop(connection);
         assert!(eventually(|| cleanups(&c) == 1), "{args:?}: the handler saw ctx.cancelled(); stderr:\n{}", c.stderr());
@@ -629,8 +629,10 @@ fn closing_a_legacy_calls_response_does_not_cancel_it() {
         let connection =
             send(port, "POST", "/mcp", &borrowed(&legacy_headers(session.as_deref())), body.to_string().as_bytes())
                 .expect("sent");
-        std::thread::sleep(Duration::from_millis(300));
+        assert!(c.wait_for_stderr("waiting for a cancel", 1), "{args:?}: the call never started:\n{}", c.stderr());
         drop(connection);
+        // Not a synchronisation: a window in which a cancellation would show, were there one
+        // (the modern case above shows it well within it).
         std::thread::sleep(Duration::from_secs(1));
         assert_eq!(cleanups(&c), 0, "{args:?}: a dropped legacy connection is not a cancellation");
         if let Some(sid) = session {

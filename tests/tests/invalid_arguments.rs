@@ -612,17 +612,21 @@ fn the_handler_never_runs() {
     let mut result = c.call("boom", json!({"x": 1}));
     take_request_id(&mut result);
     assert_eq!(result["structuredContent"]["error"]["data"]["reason"], json!("invalid_arguments"));
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    // A failure last: once its record shows, whatever the refused call logged has shown too
+    // (one queue writes the records in order).
+    c.call("fetch_items", json!({"ids": []}));
+    assert!(c.wait_for_stderr("No data for 0 ids", 1), "the last failure is logged:\n{}", c.stderr());
     assert!(!c.stderr().contains("secret panic payload"), "{}", c.stderr());
     assert!(!c.stderr().contains("handler panicked"), "{}", c.stderr());
 }
 
-/// Very many issues cost no more than their number: 20,000 unknown keys and 20,000
-/// items missing a field are refused at once, with the first ones shown.
+/// Very many issues: 20,000 unknown keys and 20,000 items missing a field are refused with
+/// the first ones shown and the rest counted. (How long that takes is a figure of
+/// `cargo bench -p mcp-tests --bench timings`, not a test: a duration says more about the
+/// machine than about the code.)
 #[test]
-fn very_many_issues_are_refused_quickly() {
+fn very_many_issues_are_refused_with_the_first_ones_shown() {
     let mut c = server();
-    let started = std::time::Instant::now();
     let mut args = serde_json::Map::new();
     args.insert("query".into(), json!("q"));
     for i in 0..20_000 {
@@ -652,5 +656,4 @@ fn very_many_issues_are_refused_quickly() {
         Value::Array(issues),
     );
     check(&mut c, &[unknown, missing]);
-    assert!(started.elapsed() < std::time::Duration::from_secs(5), "took {:?}", started.elapsed());
 }

@@ -101,16 +101,40 @@ check("invalid arguments (add {a: \"x\"}, outputSchema): envelope with reason in
   assert.equal("structuredContent" in result, false, `structuredContent: ${JSON.stringify(result.structuredContent)}`);
 });
 
-check("unknown tool: the Inspector refuses it itself (tool_not_found, nothing sent to the server)", () => {
+check("unknown tool: the Inspector itself refuses a name it did not list (tool_not_found, nothing sent)", () => {
   // The Inspector CLI looks the name up in tools/list before calling and never sends
-  // tools/call for a name it did not list, so the server's unknown_tool envelope cannot reach
-  // it; this pins that behaviour (a version that sends the call needs an envelope check here).
+  // tools/call for a name it did not list: this pins the Inspector's behaviour, not the
+  // server's. The next check reaches the server's answer.
   const run = call("nope", {});
   assert.equal(run.status, EXIT.TOOL_ERROR, "exit status");
   assert.equal(run.stdout.trim(), "", "stdout");
   assert.deepEqual(JSON.parse(run.stderr), {
     error: { code: "tool_not_found", message: "Tool 'nope' not found on server." },
   });
+});
+
+check("unknown tool: the server's unknown_tool envelope reaches the model through the Inspector (stdio, a proxy lists a ghost tool)", () => {
+  // ghost_tool_proxy.mjs adds `ghost_tool` to what tools/list returns, so the Inspector sends
+  // the server a tools/call of a tool it does not serve. Over stdio whatever the transport of
+  // this run: the proxy sits on the server's pipes.
+  const proxy = new URL("./ghost_tool_proxy.mjs", import.meta.url).pathname;
+  const result = toolError(
+    inspector([process.execPath, proxy, server], ["--method", "tools/call", "--tool-name", "ghost_tool", "--tool-args-json", "{}"]),
+  );
+  const text = result.content[0].text;
+  const match = text.match(envelope(escape("Unknown tool: ghost_tool."), escape("Re-run tools/list and retry."), "reason unknown_tool · not retryable"));
+  assert.ok(match, `text: ${JSON.stringify(text)}`);
+  const error = result.structuredContent?.error;
+  assert.deepEqual(
+    error,
+    {
+      code: -32602,
+      message: "Unknown tool: ghost_tool.",
+      data: { reason: "unknown_tool", retryable: false, recovery: { hint: "Re-run tools/list and retry." }, requestId: match[1] },
+    },
+    "structuredContent.error",
+  );
+  return "the model sees the server's envelope";
 });
 
 if (running) {

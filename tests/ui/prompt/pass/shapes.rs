@@ -33,5 +33,6 @@ async fn names(_ctx: &Ctx, typed: String) -> Vec<String> {
 }
 
 fn main() {
-    let _ = Server::builder("t", "1").prompt(greet).prompt(conversation).prompt(rendered).build();
+    // The prompts register: `build` succeeds (this case runs, and fails if it does not).
+    Server::builder("t", "1").prompt(greet).prompt(conversation).prompt(rendered).build().expect("the server builds");
 }

@@ -41,5 +41,12 @@ async fn page_numbers(_ctx: &Ctx, _typed: String) -> Result<Vec<String>, ToolErr
 }
 
 fn main() {
-    let _ = Server::builder("t", "1").resource(index).resource(raw).resource(both).resource(book_page).build();
+    // The resources register: `build` succeeds (this case runs, and fails if it does not).
+    Server::builder("t", "1")
+        .resource(index)
+        .resource(raw)
+        .resource(both)
+        .resource(book_page)
+        .build()
+        .expect("the server builds");
 }

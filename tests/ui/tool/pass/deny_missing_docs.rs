@@ -52,5 +52,8 @@ pub mod more {
 }
 
 fn main() {
-    let _ = Server::builder("ui", "0.0.0").tool(fetch_item).tool(search_docs).tool(more::hello).build();
+    let server =
+        Server::builder("ui", "0.0.0").tool(fetch_item).tool(search_docs).tool(more::hello).build().expect("the server builds");
+    let names: Vec<String> = server.tool_descriptors().iter().map(|d| d["name"].to_string()).collect();
+    assert_eq!(names, ["\"fetch_item\"", "\"search_docs\"", "\"hello\""]);
 }

@@ -51,5 +51,11 @@ mod tools {
 }
 
 fn main() {
-    let _ = mcp_runtime::Server::builder("ui", "0.0.0").tool(tools::fetch_item).tool(tools::hello).build();
+    let server = mcp_runtime::Server::builder("ui", "0.0.0")
+        .tool(tools::fetch_item)
+        .tool(tools::hello)
+        .build()
+        .expect("the server builds");
+    let names: Vec<String> = server.tool_descriptors().iter().map(|d| d["name"].to_string()).collect();
+    assert_eq!(names, ["\"fetch_item\"", "\"hello\""]);
 }
