@@ -688,7 +688,7 @@ fn uri_reading_is_unique(parts: &[UriPart]) -> bool {
 /// `notes://`; two variables never touch; names are distinct; values are not empty).
 /// Returns whether the URI was read back exactly.
 ///
-/// - When the URI has one reading ([`uri_reading_is_unique`]), matching it gives back exactly
+/// - When the URI has one reading (`uri_reading_is_unique`), matching it gives back exactly
 ///   the values it was expanded from, percent-decoded. Otherwise [`check_uri_template`] holds.
 /// - The URI with its first character changed never matches (the template starts with it).
 /// - The URI with a `?` or a `#` put inside a value never matches: no literal holds either,
