@@ -1,15 +1,25 @@
 //! Code generation. Sees only validated input and cannot fail.
 //!
 //! For `fn fetch_items` it emits, in this order:
-//! 1. `struct fetch_items;`, the value `Server::builder().tool(fetch_items)` takes, with the
-//!    fn's docs;
-//! 2. `impl fetch_items { fn handler(..) }`: the fn as written, callable in unit tests;
+//! 1. `fn fetch_items() -> fetch_items`, the value `Server::builder(..).tool(fetch_items)`
+//!    takes, with the fn's docs. It is a fn item, not a unit struct or a `const`: a unit
+//!    struct, a tuple struct or a `const` in the value namespace turns every `let fetch_items
+//!    = ..` and every parameter `fetch_items` of the module into a pattern that matches it,
+//!    where a fn is shadowed by them like any other fn. The builder takes `fn() -> T` and reads
+//!    `T`'s impl.
+//! 2. `struct fetch_items {}` with `impl fetch_items { fn handler(..) }`: the type, in the type
+//!    namespace only (a struct with braces is no value), so `fetch_items::handler(..)` calls the
+//!    fn as written, in unit tests;
 //! 3. with `#[errors]`: the reason enum `FetchItemsError` and its static contract table;
 //! 4. `const _: () = { .. }`: the `ToolDef` impl that tells the runtime the tool's name,
 //!    schemas and how to call it. Plain parameters are a table in it (`PARAMS`: name, doc,
 //!    type, default), read by generic runtime code; only when one has an attribute the table
 //!    cannot express (any `#[schemars]`, a `#[serde]` key other than `default` / `rename`)
 //!    does the block also hold an arguments struct deriving `Deserialize` + `JsonSchema`.
+//!
+//! Every name the expansion binds or defines besides those two is `__mcp_`-prefixed (`__mcp` for
+//! the runtime's `__private` module, `__McpArgs` for the arguments struct), so that no tool,
+//! parameter or item of the user's is taken for one of them.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -94,14 +104,38 @@ pub(crate) fn public_items(tool: &Tool<'_>, valid: bool) -> TokenStream {
         " The handler of {kind} `{}`, as written. Call it directly in unit tests; the server calls it through the {kind}'s `{def}` impl.",
         tool_name(tool),
     );
+    // The user's doc is for the value: what rustdoc shows under the fn's name. Without one
+    // (`description = ".."`), a generated line, so that `#![deny(missing_docs)]` holds.
+    let mut docs: Vec<TokenStream> = docs.map(ToTokens::to_token_stream).collect();
+    if docs.is_empty() {
+        let doc = format!(" The {kind} `{}`: register it with `Server::builder(..).{kind}({name})`.", tool_name(tool));
+        docs.push(quote!(#[doc = #doc]));
+    }
+    // The handler's doc is generated, so it has no `# Errors` or `# Panics` section to write,
+    // and its shape is the tool's, not a choice: arguments are owned (deserialized), and the
+    // value goes to the runtime. Clippy's lints on those are allowed on it.
+    let type_doc = format!(" The type of {kind} `{}`: it holds the handler and implements `{def}`.", tool_name(tool));
     let reasons = reason_enum(tool, valid);
     quote! {
         #(#docs)*
+        #[allow(clippy::must_use_candidate)]
+        #vis const fn #name() -> #name {
+            #name {}
+        }
+
+        #[doc = #type_doc]
+        #[doc(hidden)]
         #[allow(non_camel_case_types)]
-        #vis struct #name;
+        #vis struct #name {}
 
         impl #name {
             #[doc = #handler_doc]
+            #[allow(
+                clippy::missing_errors_doc,
+                clippy::missing_panics_doc,
+                clippy::must_use_candidate,
+                clippy::needless_pass_by_value
+            )]
             #(#other_attrs)*
             #vis #sig #block
         }
@@ -522,18 +556,18 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     let ret_span = tool.ret.span;
     let unwrap = tool.ret.is_result.then(|| {
         // A type without a conversion gets one error there, saying how to convert it.
-        let convert = quote_spanned!(tool.ret.err_span=> (&&__mcp::ErrorOf::of(&error)).convert(error));
+        let convert = quote_spanned!(tool.ret.err_span=> (&&__mcp::ErrorOf::of(&__mcp_error)).convert(__mcp_error));
         quote! {
             let __mcp_out = match __mcp_out {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => return ::core::result::Result::Err(#convert),
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_error) => return ::core::result::Result::Err(#convert),
             };
         }
     });
     // The return type picks plain content or structured output (see the runtime's `output`
     // module); a type that is neither is an error at the return type.
     let convert = quote_spanned!(ret_span=> (&&__mcp::Kind::<#ok>::new()).finish(__mcp_out));
-    let output_schema = quote_spanned!(ret_span=> (&&__mcp::Kind::<#ok>::new()).output_schema(g));
+    let output_schema = quote_spanned!(ret_span=> (&&__mcp::Kind::<#ok>::new()).output_schema(__mcp_gen));
     // An `async` fn's future is the call's, and its value is converted when it is done. A fn
     // without `async` runs here, in the call's first poll, and its value is converted at once:
     // the future holds the output, not the handler's value (which need not be `Send`).
@@ -571,7 +605,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
                     #finish
                 }
 
-                fn output_schema(g: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
+                fn output_schema(__mcp_gen: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
                     #output_schema
                 }
             }
@@ -683,11 +717,11 @@ pub(crate) fn unwrap_result(tool: &Tool<'_>, krate: &TokenStream) -> Option<Toke
     let p = quote!(#krate::__private);
     tool.ret.is_result.then(|| {
         // A type without a conversion gets one error there, saying how to convert it.
-        let into = quote_spanned!(tool.ret.err_span=> (&&#p::ErrorOf::of(&error)).convert(error));
+        let into = quote_spanned!(tool.ret.err_span=> (&&#p::ErrorOf::of(&__mcp_error)).convert(__mcp_error));
         quote! {
             let __mcp_out = match __mcp_out {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => {
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_error) => {
                     use #p::probes::*;
                     return ::core::result::Result::Err(#into);
                 }

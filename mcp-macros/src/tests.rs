@@ -431,3 +431,15 @@ fn scopes_are_checked_and_every_mistake_is_reported() {
         ["`scopes` takes a list in parentheses: `scopes(\"notes:write\")`"]
     );
 }
+
+#[test]
+fn parameters_named_like_the_generated_code() {
+    let errors = messages(
+        TokenStream::new(),
+        quote! {
+            /// Echoes.
+            fn echo(text: String, __mcp_args: String) -> String { todo!() }
+        },
+    );
+    assert_eq!(errors, ["names that start with `__mcp` belong to the code `#[tool]` generates: rename the parameter"]);
+}

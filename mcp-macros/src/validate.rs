@@ -207,6 +207,7 @@ fn signature(cx: &Ctxt, tool: &Tool<'_>) {
             format!("a `#[{kind}]` fn cannot be generic: its schemas are generated for concrete types"),
         );
     }
+    shapes(cx, tool);
     if let Some(c) = &sig.constness {
         cx.error_spanned_by(c, format!("a `#[{kind}]` fn cannot be `const`"));
     }
@@ -262,6 +263,20 @@ fn signature(cx: &Ctxt, tool: &Tool<'_>) {
             cx.error_spanned_by(
                 a,
                 "put `///`, `#[serde]` and `#[schemars]` on the `#[input]` struct's fields, not on the parameter",
+            );
+        }
+    }
+}
+
+/// Parameters named like the generated code's own `__mcp_` variables.
+fn shapes(cx: &Ctxt, tool: &Tool<'_>) {
+    for param in &tool.params {
+        if let Some(ident) = &param.ident
+            && ident.unraw_string().starts_with("__mcp")
+        {
+            cx.error_spanned_by(
+                ident,
+                "names that start with `__mcp` belong to the code `#[tool]` generates: rename the parameter",
             );
         }
     }

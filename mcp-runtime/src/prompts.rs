@@ -17,7 +17,7 @@ use crate::jsonrpc::RpcError;
 use crate::request_id::RequestId;
 use crate::shim::{self, Served};
 
-/// Implemented by `#[prompt]` for the unit struct named after the fn.
+/// Implemented by `#[prompt]` for the type named after the fn.
 pub trait PromptDef: 'static {
     /// The prompt's name, arguments, metadata and handler.
     fn spec() -> PromptSpec;

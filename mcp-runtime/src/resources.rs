@@ -19,7 +19,7 @@ use crate::request_id::RequestId;
 use crate::shim::{self, Served};
 use crate::uri_template::UriTemplate;
 
-/// Implemented by `#[resource]` for the unit struct named after the fn.
+/// Implemented by `#[resource]` for the type named after the fn.
 pub trait ResourceDef: 'static {
     /// The resource's name, URI or template, metadata and handlers.
     fn spec() -> ResourceSpec;

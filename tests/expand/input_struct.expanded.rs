@@ -408,10 +408,22 @@ const _: () = {
     }
 };
 /// Searches the docs.
+#[allow(clippy::must_use_candidate)]
+const fn search_docs() -> search_docs {
+    search_docs {}
+}
+/// The type of tool `search_docs`: it holds the handler and implements `ToolDef`.
+#[doc(hidden)]
 #[allow(non_camel_case_types)]
-struct search_docs;
+struct search_docs {}
 impl search_docs {
     /// The handler of tool `search_docs`, as written. Call it directly in unit tests; the server calls it through the tool's `ToolDef` impl.
+    #[allow(
+        clippy::missing_errors_doc,
+        clippy::missing_panics_doc,
+        clippy::must_use_candidate,
+        clippy::needless_pass_by_value
+    )]
     async fn handler(ctx: &Ctx, query: Query) -> Hits {
         let _ = ctx.request_id();
         Hits {
@@ -442,8 +454,8 @@ const _: () = {
         fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
             (&&__mcp::Kind::<Hits>::new()).finish(__mcp_out)
         }
-        fn output_schema(g: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
-            (&&__mcp::Kind::<Hits>::new()).output_schema(g)
+        fn output_schema(__mcp_gen: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
+            (&&__mcp::Kind::<Hits>::new()).output_schema(__mcp_gen)
         }
     }
 };
