@@ -14,7 +14,8 @@ pub(crate) struct Tool<'a> {
     pub(crate) errors: Vec<ErrorsAttr>,
     /// Attributes of the fn other than `#[errors]`, kept on the handler (docs included).
     pub(crate) kept_attrs: Vec<&'a Attribute>,
-    pub(crate) docs: Option<String>,
+    /// The description the doc attributes give, if any.
+    pub(crate) docs: Option<crate::text::Doc>,
     pub(crate) params: Vec<Param<'a>>,
     pub(crate) ret: Ret,
     /// A fn that is not `async` uses `.await` (outside `async` blocks): it needs `async`. The

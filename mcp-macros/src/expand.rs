@@ -617,7 +617,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
 fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> TokenStream {
     let attr = &tool.attr;
     let wire_name = tool_name(tool);
-    let description = attr.description.as_ref().map_or_else(|| tool.docs.clone().unwrap_or_default(), LitStr::value);
+    let description = description(tool);
     let mut fields = Vec::new();
     if let Some(title) = &attr.title {
         fields.push(quote!(title: ::core::option::Option::Some(#title)));
@@ -687,6 +687,17 @@ fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> Tok
     }
     let new = quote!(__mcp::ToolInfo::new(#wire_name, #description, ::core::module_path!()));
     if fields.is_empty() { new } else { quote!(__mcp::ToolInfo { #(#fields,)* ..#new }) }
+}
+
+/// The description: `description = ".."`, else the doc attributes' text (a string, or
+/// `concat!(..)` of lines where one is a macro call), else empty (a resource or prompt may go
+/// without; a tool's lack of one is an error).
+pub(crate) fn description(tool: &Tool<'_>) -> TokenStream {
+    match (&tool.attr.description, &tool.docs) {
+        (Some(key), _) => key.value().into_token_stream(),
+        (None, Some(doc)) => doc.into_token_stream(),
+        (None, None) => quote!(""),
+    }
 }
 
 /// The contract table: the item's own `#[errors]`, else `contract = X`, else the one its

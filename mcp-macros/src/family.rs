@@ -49,8 +49,7 @@ pub(crate) fn items(tool: &Tool<'_>) -> TokenStream {
     let contract = contract(tool, &krate, ctx_ty.as_ref());
     let wire_name = tool_name(tool);
     let title = option(attr.title.as_ref());
-    let description =
-        attr.description.as_ref().map_or_else(|| tool.docs.clone().unwrap_or_default(), syn::LitStr::value);
+    let description = crate::expand::description(tool);
     let icons = icons(tool, &krate);
     let scopes = crate::expand::scopes(tool);
 

@@ -65,26 +65,58 @@ pub(crate) fn suggestion<'a>(word: &str, candidates: impl IntoIterator<Item = &'
     did_you_mean(word, candidates).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default()
 }
 
-/// The text of `///` comments, as a description: one leading space cut from each line, the
-/// lines of a paragraph joined by spaces (source wrapping is not meaning), paragraphs
+/// A description taken from doc attributes.
+pub(crate) enum Doc {
+    /// Every line is a string literal (`///` comments): the text, reflowed, without the
+    /// sections written for Rust readers (see [`doc_text`]).
+    Text(String),
+    /// A line is a macro call (`#[doc = include_str!("..")]`, `#[doc = concat!(..)]`): the
+    /// lines joined by `\n` in `::core::concat!(..)`, which rustc expands to one string at
+    /// compile time, as written (no reflow, no sections left out: the macro knows no text).
+    Expr(proc_macro2::TokenStream),
+}
+
+impl quote::ToTokens for Doc {
+    fn to_tokens(&self, tokens: &mut proc_macro2::TokenStream) {
+        match self {
+            Doc::Text(text) => text.to_tokens(tokens),
+            Doc::Expr(expr) => expr.to_tokens(tokens),
+        }
+    }
+}
+
+/// The text of the doc attributes, as a description: one leading space cut from each line,
+/// the lines of a paragraph joined by spaces (source wrapping is not meaning), paragraphs
 /// separated by a blank line; list items, indented lines and code fences keep their own
 /// lines. The `# Errors`, `# Panics` and `# Safety` sections (what clippy asks of a Rust fn's
-/// doc, for its Rust callers) are left out: the model reads the rest.
-pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
-    let lines: Vec<String> = attrs
+/// doc, for its Rust callers) are left out: the model reads the rest. `None` without docs.
+pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> Option<Doc> {
+    let values: Vec<&syn::Expr> = attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(syn::MetaNameValue {
-                value: syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }),
-                ..
-            }) => Some(s.value()),
+            syn::Meta::NameValue(nv) => Some(&nv.value),
             _ => None,
         })
-        .map(|l| l.strip_prefix(' ').map(str::to_owned).unwrap_or(l))
         .collect();
-    let text = reflow(&without_rust_sections(&lines));
-    (!text.is_empty()).then_some(text)
+    let literal = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+        _ => None,
+    };
+    let strip = |l: String| l.strip_prefix(' ').map(str::to_owned).unwrap_or(l);
+    if let Some(lines) = values.iter().map(|e| literal(e)).collect::<Option<Vec<_>>>() {
+        let lines: Vec<String> = lines.into_iter().map(strip).collect();
+        let text = reflow(&without_rust_sections(&lines));
+        return (!text.is_empty()).then_some(Doc::Text(text));
+    }
+    let parts = values.iter().enumerate().map(|(i, e)| {
+        let part = match literal(e) {
+            Some(text) => quote::ToTokens::into_token_stream(strip(text)),
+            None => quote::ToTokens::into_token_stream(*e),
+        };
+        if i == 0 { part } else { quote::quote!("\n", #part) }
+    });
+    Some(Doc::Expr(quote::quote!(::core::concat!(#(#parts),*))))
 }
 
 /// The lines without the `# Errors`, `# Panics` and `# Safety` sections: each from its heading
