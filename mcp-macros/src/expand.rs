@@ -281,8 +281,9 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
     let mut bindings = Vec::new();
     // The plain parameters as table rows; `None` once one needs the derived struct.
     let mut rows = Some(Vec::new());
-    // Argument types checked for `Deserialize` one by one, at their own spans.
-    let mut checked: Vec<(&syn::Type, Span)> = Vec::new();
+    // Argument types checked for `Deserialize` one by one, at their own spans, with their
+    // `#[cfg]`s.
+    let mut checked: Vec<(&syn::Type, Span, &[&syn::Attribute])> = Vec::new();
     for param in &tool.params {
         let ty_span = syn::spanned::Spanned::span(&param.ty);
         match param.kind {
@@ -301,16 +302,21 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
                 let ident = param.ident.clone().unwrap_or_else(|| Ident::new("__mcp_unnamed", Span::call_site()));
                 let ty = &param.ty;
                 let attrs = &param.field_attrs;
+                // `#[cfg(..)]` goes on each thing made of the parameter, so that when it is off
+                // the parameter is in neither the schema nor the call.
+                let cfgs = &param.cfgs;
                 if !serde_reads_it_otherwise(&param.field_attrs) {
-                    checked.push((ty, ty_span));
+                    checked.push((ty, ty_span, cfgs));
                 }
-                fields.push(quote!(#(#attrs)* #ident: #ty));
-                rows = rows.and_then(|mut rows: Vec<Row<'_>>| {
+                fields.push(quote!(#(#cfgs)* #(#attrs)* #ident: #ty));
+                // A table row is read by its index, which a `#[cfg]` before it would shift:
+                // such parameters are read by the derived struct, whose fields take `#[cfg]`.
+                rows = rows.filter(|_| cfgs.is_empty()).and_then(|mut rows: Vec<Row<'_>>| {
                     rows.push(row(param, &ident)?);
                     Some(rows)
                 });
-                bindings.push(ident.clone());
-                call_args.push(quote!(#ident));
+                bindings.push(quote!(#(#cfgs)* #ident));
+                call_args.push(quote!(#(#cfgs)* #ident));
             }
         }
     }
@@ -336,7 +342,9 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
         // code three times over.
         let bound = checked
             .iter()
-            .map(|(ty, _)| format!("{}: {serde_crate}::Deserialize<'de>", quote!(#ty)))
+            // A `#[cfg]`'d type may not exist when it is off: its check stands alone.
+            .filter(|(_, _, cfgs)| cfgs.is_empty())
+            .map(|(ty, _, _)| format!("{}: {serde_crate}::Deserialize<'de>", quote!(#ty)))
             .collect::<Vec<_>>()
             .join(", ");
         // No doc comment: it would only become a schema `description` that the runtime drops.
@@ -352,7 +360,10 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
         };
         // Each argument type is checked at its span; the arguments struct then goes through
         // a probe that adds no second error when one of them failed.
-        let checks = checked.iter().map(|(ty, span)| quote_spanned!(*span=> (&&__mcp::ArgOf::<#ty>::new()).check();));
+        let checks = checked.iter().map(|(ty, span, cfgs)| {
+            let check = quote_spanned!(*span=> (&&__mcp::ArgOf::<#ty>::new()).check(););
+            quote!(#(#cfgs)* #check)
+        });
         let read = quote! {
             #(#checks)*
             let __McpArgs { #(#bindings),* } = (&&__mcp::ArgsOf::<__McpArgs>::new()).parse(__mcp_args)?;

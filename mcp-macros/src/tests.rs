@@ -433,13 +433,31 @@ fn scopes_are_checked_and_every_mistake_is_reported() {
 }
 
 #[test]
-fn parameters_named_like_the_generated_code() {
+fn impl_trait_cfg_and_reserved_names() {
     let errors = messages(
         TokenStream::new(),
         quote! {
             /// Echoes.
-            fn echo(text: String, __mcp_args: String) -> String { todo!() }
+            fn echo(#[cfg(x)] ctx: &Ctx, text: Vec<impl ToString>, __mcp_args: String, #[cfg(y)] loud: bool) -> impl Serialize {
+                todo!()
+            }
         },
     );
-    assert_eq!(errors, ["names that start with `__mcp` belong to the code `#[tool]` generates: rename the parameter"]);
+    assert_eq!(
+        errors,
+        [
+            "a `#[tool]` fn cannot be generic: its schemas are generated for concrete types; `impl Trait` in a parameter is a generic type: name a concrete type (`String`, a struct of yours)",
+            "a `#[tool]` fn returns a concrete type, which its output is generated from: name the type instead of `impl Trait`",
+            "the context parameter cannot be `#[cfg]`'d: take it always, or not at all",
+            "names that start with `__mcp` belong to the code `#[tool]` generates: rename the parameter",
+        ]
+    );
+    let errors = messages(
+        TokenStream::new(),
+        quote! {
+            /// Searches.
+            fn search(#[cfg(x)] #[input] q: Query) -> String { todo!() }
+        },
+    );
+    assert_eq!(errors, ["the `#[input]` parameter cannot be `#[cfg]`'d: put `#[cfg]` on the input struct's fields"]);
 }
