@@ -349,6 +349,11 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
             .join(", ");
         // No doc comment: it would only become a schema `description` that the runtime drops.
         let args_struct = quote! {
+            // schemars' derive writes `Some(..)`, `.into()`, `.to_string()`, ..: here they
+            // resolve in a module with `#![no_implicit_prelude]` too.
+            #[allow(unused_imports)]
+            use __mcp::derive_prelude::*;
+
             #[derive(__mcp::serde::Deserialize, #krate::schemars::JsonSchema)]
             #[serde(crate = #serde_crate)]
             #[serde(bound(deserialize = #bound))]
