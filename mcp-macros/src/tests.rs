@@ -461,3 +461,29 @@ fn impl_trait_cfg_and_reserved_names() {
     );
     assert_eq!(errors, ["the `#[input]` parameter cannot be `#[cfg]`'d: put `#[cfg]` on the input struct's fields"]);
 }
+
+#[test]
+fn a_contract_reason_is_declared_once() {
+    let item = syn::parse2(quote! {
+        enum NoteErrors {
+            #[errors(code = NotFound, when = "Missing.", recovery = "Call list_notes to see every name.")]
+            NoSuchNote,
+            #[errors(code = NotFound, when = "Gone.", recovery = "Call list_notes to see every name.")]
+            Gone,
+            #[errors(reason = "no_such_note", code = NotFound, when = "Deleted.", recovery = "Call list_notes to see every name.")]
+            Other,
+            #[errors(reason = "gone", code = NotFound, when = "Gone again.", recovery = "Call list_notes to see every name.")]
+            GoneAgain,
+        }
+    })
+    .expect("an enum");
+    assert_eq!(
+        compile_errors(&crate::contract::expand(TokenStream::new(), item)),
+        [
+            "duplicate reason `no_such_note`: variants `NoSuchNote` and `Other` both declare it; each failure mode of a contract has its own reason",
+            "note: `no_such_note` first declared here, by variant `NoSuchNote`",
+            "duplicate reason `gone`: variants `Gone` and `GoneAgain` both declare it; each failure mode of a contract has its own reason",
+            "note: `gone` first declared here, by variant `Gone`",
+        ]
+    );
+}
