@@ -12,13 +12,13 @@ use crate::text::snake_case;
 pub(crate) fn expand(args: TokenStream, mut item: ItemEnum) -> TokenStream {
     let cx = Ctxt::new();
     let krate = if args.is_empty() {
-        quote!(::mcp_runtime)
+        crate::expand::runtime_path()
     } else {
         match syn::parse2::<CrateArg>(args) {
             Ok(CrateArg(path)) => quote!(#path),
             Err(e) => {
                 cx.syn_error(e);
-                quote!(::mcp_runtime)
+                crate::expand::runtime_path()
             }
         }
     };

@@ -31,8 +31,22 @@ use crate::attr::{CodeValue, ErrorsAttr, Kind};
 use crate::text::pascal_case;
 use crate::validate::tool_name;
 
+/// The runtime's path: `crate = path` when given, else [`runtime_path`].
 pub(crate) fn krate(tool: &Tool<'_>) -> TokenStream {
-    tool.attr.krate.as_ref().map_or_else(|| quote!(::mcp_runtime), |p| quote!(#p))
+    tool.attr.krate.as_ref().map_or_else(runtime_path, |p| quote!(#p))
+}
+
+/// The runtime under the name the crate being compiled gives it in its Cargo.toml
+/// (`mcp = { package = "mcp-runtime" }` → `::mcp`), read by `proc-macro-crate`; `::mcp_runtime`
+/// when that cannot be read, and in the runtime's own doctests and examples (where the
+/// manifest is the runtime's, and `::mcp_runtime` is the runtime).
+pub(crate) fn runtime_path() -> TokenStream {
+    if let Ok(proc_macro_crate::FoundCrate::Name(name)) = proc_macro_crate::crate_name("mcp-runtime")
+        && let Ok(ident) = syn::parse_str::<Ident>(&name)
+    {
+        return quote!(::#ident);
+    }
+    quote!(::mcp_runtime)
 }
 
 /// `fetch_items` → `FetchItemsError`.
