@@ -146,9 +146,9 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::checks::{
-        ArgKind, ArgOf, ArgsKind, ArgsOf, ContextOf, DefaultOf, ErrorOf, IntoToolErrorKind, JsonDefaultKind,
-        NoJsonDefaultKind, NotAToolErrorKind, NotAnArgKind, ToolArgument, ToolFailure, UndeserializableKind,
-        context_of,
+        ArgKind, ArgOf, ArgsKind, ArgsOf, ContextByValue, ContextByValueKind, ContextOf, DefaultOf, ErrorOf,
+        IntoToolErrorKind, JsonDefaultKind, NoJsonDefaultKind, NotAToolErrorKind, NotAnArgKind, ToolArgument,
+        ToolFailure, UndeserializableKind, context_of,
     };
     pub use crate::completion::{AwaitCompletion, Completer, CompletionOf, ReadyCompletion};
     pub use crate::context::CallInfo;
@@ -191,8 +191,8 @@ pub mod __private {
     /// ever offer a method for the same receiver.
     pub mod probes {
         pub use crate::checks::{
-            ArgKind as _, ArgsKind as _, IntoToolErrorKind as _, JsonDefaultKind as _, NoJsonDefaultKind as _,
-            NotAToolErrorKind as _, NotAnArgKind as _, UndeserializableKind as _,
+            ArgKind as _, ArgsKind as _, ContextByValueKind as _, IntoToolErrorKind as _, JsonDefaultKind as _,
+            NoJsonDefaultKind as _, NotAToolErrorKind as _, NotAnArgKind as _, UndeserializableKind as _,
         };
         pub use crate::completion::{AwaitCompletion as _, ReadyCompletion as _};
         pub use crate::context::{ContextContract as _, NotAContext as _};
