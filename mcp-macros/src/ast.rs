@@ -14,7 +14,8 @@ pub(crate) struct Tool<'a> {
     pub(crate) errors: Vec<ErrorsAttr>,
     /// Attributes of the fn other than `#[errors]`, kept on the handler (docs included).
     pub(crate) kept_attrs: Vec<&'a Attribute>,
-    pub(crate) docs: Option<String>,
+    /// The description the doc attributes give, if any.
+    pub(crate) docs: Option<crate::text::Doc>,
     pub(crate) params: Vec<Param<'a>>,
     pub(crate) ret: Ret,
     /// A fn that is not `async` uses `.await` (outside `async` blocks): it needs `async`. The
@@ -44,6 +45,9 @@ pub(crate) struct Param<'a> {
     pub(crate) field_attrs: Vec<&'a Attribute>,
     /// Every other attribute stays on the handler's parameter.
     pub(crate) kept_attrs: Vec<&'a Attribute>,
+    /// The `#[cfg(..)]` among them: they also go on what the expansion generates for the
+    /// parameter (its field, its schema, its argument in the handler's call).
+    pub(crate) cfgs: Vec<&'a Attribute>,
     /// The `#[input]` marker, for spans.
     pub(crate) input_marker: Option<&'a Attribute>,
 }
@@ -170,7 +174,8 @@ fn param<'a>(cx: &Ctxt, arg: &'a FnArg) -> Option<Param<'a>> {
             (kind, ty.clone())
         }
     };
-    Some(Param { original: pat_type, kind, ident, ty, field_attrs, kept_attrs, input_marker })
+    let cfgs = kept_attrs.iter().copied().filter(|a| a.path().is_ident("cfg")).collect();
+    Some(Param { original: pat_type, kind, ident, ty, field_attrs, kept_attrs, cfgs, input_marker })
 }
 
 fn ret(output: &syn::ReturnType) -> Ret {

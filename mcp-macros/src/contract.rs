@@ -12,17 +12,17 @@ use crate::text::snake_case;
 pub(crate) fn expand(args: TokenStream, mut item: ItemEnum) -> TokenStream {
     let cx = Ctxt::new();
     let krate = if args.is_empty() {
-        quote!(::mcp_runtime)
+        crate::expand::runtime_path()
     } else {
         match syn::parse2::<CrateArg>(args) {
             Ok(CrateArg(path)) => quote!(#path),
             Err(e) => {
                 cx.syn_error(e);
-                quote!(::mcp_runtime)
+                crate::expand::runtime_path()
             }
         }
     };
-    let mut entries = Vec::new();
+    let mut entries: Vec<(syn::Ident, LitStr, attr::ErrorsAttr)> = Vec::new();
     for variant in &mut item.variants {
         if !matches!(variant.fields, syn::Fields::Unit) {
             cx.error_spanned_by(&variant.fields, "a `#[contract]` variant names a failure reason and carries no fields; attach data at the throw site with `.data(..)`");
@@ -49,6 +49,19 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemEnum) -> TokenStream {
             .get_or_insert_with(|| LitStr::new(&snake_case(&variant.ident.to_string()), variant.ident.span()))
             .clone();
         crate::validate::error_entry(&cx, &e);
+        // Reasons are unique: a variant's own (`NoSuchNote` → `no_such_note`) and the ones
+        // written out (`reason = "no_such_note"`) alike.
+        let value = reason.value();
+        if let Some((first, first_reason, _)) = entries.iter().find(|(_, r, _)| r.value() == value) {
+            cx.error_spanned_by(
+                &reason,
+                format!(
+                    "duplicate reason `{value}`: variants `{first}` and `{}` both declare it; each failure mode of a contract has its own reason",
+                    variant.ident
+                ),
+            );
+            cx.error_spanned_by(first_reason, format!("note: `{value}` first declared here, by variant `{first}`"));
+        }
         entries.push((variant.ident.clone(), reason, e));
     }
     let check = cx.check();

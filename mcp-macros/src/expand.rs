@@ -1,15 +1,25 @@
 //! Code generation. Sees only validated input and cannot fail.
 //!
 //! For `fn fetch_items` it emits, in this order:
-//! 1. `struct fetch_items;`, the value `Server::builder().tool(fetch_items)` takes, with the
-//!    fn's docs;
-//! 2. `impl fetch_items { fn handler(..) }`: the fn as written, callable in unit tests;
+//! 1. `fn fetch_items() -> fetch_items`, the value `Server::builder(..).tool(fetch_items)`
+//!    takes, with the fn's docs. It is a fn item, not a unit struct or a `const`: a unit
+//!    struct, a tuple struct or a `const` in the value namespace turns every `let fetch_items
+//!    = ..` and every parameter `fetch_items` of the module into a pattern that matches it,
+//!    where a fn is shadowed by them like any other fn. The builder takes `fn() -> T` and reads
+//!    `T`'s impl.
+//! 2. `struct fetch_items {}` with `impl fetch_items { fn handler(..) }`: the type, in the type
+//!    namespace only (a struct with braces is no value), so `fetch_items::handler(..)` calls the
+//!    fn as written, in unit tests;
 //! 3. with `#[errors]`: the reason enum `FetchItemsError` and its static contract table;
 //! 4. `const _: () = { .. }`: the `ToolDef` impl that tells the runtime the tool's name,
 //!    schemas and how to call it. Plain parameters are a table in it (`PARAMS`: name, doc,
 //!    type, default), read by generic runtime code; only when one has an attribute the table
 //!    cannot express (any `#[schemars]`, a `#[serde]` key other than `default` / `rename`)
 //!    does the block also hold an arguments struct deriving `Deserialize` + `JsonSchema`.
+//!
+//! Every name the expansion binds or defines besides those two is `__mcp_`-prefixed (`__mcp` for
+//! the runtime's `__private` module, `__McpArgs` for the arguments struct), so that no tool,
+//! parameter or item of the user's is taken for one of them.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -21,8 +31,22 @@ use crate::attr::{CodeValue, ErrorsAttr, Kind};
 use crate::text::pascal_case;
 use crate::validate::tool_name;
 
+/// The runtime's path: `crate = path` when given, else [`runtime_path`].
 pub(crate) fn krate(tool: &Tool<'_>) -> TokenStream {
-    tool.attr.krate.as_ref().map_or_else(|| quote!(::mcp_runtime), |p| quote!(#p))
+    tool.attr.krate.as_ref().map_or_else(runtime_path, |p| quote!(#p))
+}
+
+/// The runtime under the name the crate being compiled gives it in its Cargo.toml
+/// (`mcp = { package = "mcp-runtime" }` → `::mcp`), read by `proc-macro-crate`; `::mcp_runtime`
+/// when that cannot be read, and in the runtime's own doctests and examples (where the
+/// manifest is the runtime's, and `::mcp_runtime` is the runtime).
+pub(crate) fn runtime_path() -> TokenStream {
+    if let Ok(proc_macro_crate::FoundCrate::Name(name)) = proc_macro_crate::crate_name("mcp-runtime")
+        && let Ok(ident) = syn::parse_str::<Ident>(&name)
+    {
+        return quote!(::#ident);
+    }
+    quote!(::mcp_runtime)
 }
 
 /// `fetch_items` → `FetchItemsError`.
@@ -94,14 +118,38 @@ pub(crate) fn public_items(tool: &Tool<'_>, valid: bool) -> TokenStream {
         " The handler of {kind} `{}`, as written. Call it directly in unit tests; the server calls it through the {kind}'s `{def}` impl.",
         tool_name(tool),
     );
+    // The user's doc is for the value: what rustdoc shows under the fn's name. Without one
+    // (`description = ".."`), a generated line, so that `#![deny(missing_docs)]` holds.
+    let mut docs: Vec<TokenStream> = docs.map(ToTokens::to_token_stream).collect();
+    if docs.is_empty() {
+        let doc = format!(" The {kind} `{}`: register it with `Server::builder(..).{kind}({name})`.", tool_name(tool));
+        docs.push(quote!(#[doc = #doc]));
+    }
+    // The handler's doc is generated, so it has no `# Errors` or `# Panics` section to write,
+    // and its shape is the tool's, not a choice: arguments are owned (deserialized), and the
+    // value goes to the runtime. Clippy's lints on those are allowed on it.
+    let type_doc = format!(" The type of {kind} `{}`: it holds the handler and implements `{def}`.", tool_name(tool));
     let reasons = reason_enum(tool, valid);
     quote! {
         #(#docs)*
+        #[allow(clippy::must_use_candidate)]
+        #vis const fn #name() -> #name {
+            #name {}
+        }
+
+        #[doc = #type_doc]
+        #[doc(hidden)]
         #[allow(non_camel_case_types)]
-        #vis struct #name;
+        #vis struct #name {}
 
         impl #name {
             #[doc = #handler_doc]
+            #[allow(
+                clippy::missing_errors_doc,
+                clippy::missing_panics_doc,
+                clippy::must_use_candidate,
+                clippy::needless_pass_by_value
+            )]
             #(#other_attrs)*
             #vis #sig #block
         }
@@ -247,8 +295,9 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
     let mut bindings = Vec::new();
     // The plain parameters as table rows; `None` once one needs the derived struct.
     let mut rows = Some(Vec::new());
-    // Argument types checked for `Deserialize` one by one, at their own spans.
-    let mut checked: Vec<(&syn::Type, Span)> = Vec::new();
+    // Argument types checked for `Deserialize` one by one, at their own spans, with their
+    // `#[cfg]`s.
+    let mut checked: Vec<(&syn::Type, Span, &[&syn::Attribute])> = Vec::new();
     for param in &tool.params {
         let ty_span = syn::spanned::Spanned::span(&param.ty);
         match param.kind {
@@ -267,16 +316,21 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
                 let ident = param.ident.clone().unwrap_or_else(|| Ident::new("__mcp_unnamed", Span::call_site()));
                 let ty = &param.ty;
                 let attrs = &param.field_attrs;
+                // `#[cfg(..)]` goes on each thing made of the parameter, so that when it is off
+                // the parameter is in neither the schema nor the call.
+                let cfgs = &param.cfgs;
                 if !serde_reads_it_otherwise(&param.field_attrs) {
-                    checked.push((ty, ty_span));
+                    checked.push((ty, ty_span, cfgs));
                 }
-                fields.push(quote!(#(#attrs)* #ident: #ty));
-                rows = rows.and_then(|mut rows: Vec<Row<'_>>| {
+                fields.push(quote!(#(#cfgs)* #(#attrs)* #ident: #ty));
+                // A table row is read by its index, which a `#[cfg]` before it would shift:
+                // such parameters are read by the derived struct, whose fields take `#[cfg]`.
+                rows = rows.filter(|_| cfgs.is_empty()).and_then(|mut rows: Vec<Row<'_>>| {
                     rows.push(row(param, &ident)?);
                     Some(rows)
                 });
-                bindings.push(ident.clone());
-                call_args.push(quote!(#ident));
+                bindings.push(quote!(#(#cfgs)* #ident));
+                call_args.push(quote!(#(#cfgs)* #ident));
             }
         }
     }
@@ -302,11 +356,18 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
         // code three times over.
         let bound = checked
             .iter()
-            .map(|(ty, _)| format!("{}: {serde_crate}::Deserialize<'de>", quote!(#ty)))
+            // A `#[cfg]`'d type may not exist when it is off: its check stands alone.
+            .filter(|(_, _, cfgs)| cfgs.is_empty())
+            .map(|(ty, _, _)| format!("{}: {serde_crate}::Deserialize<'de>", quote!(#ty)))
             .collect::<Vec<_>>()
             .join(", ");
         // No doc comment: it would only become a schema `description` that the runtime drops.
         let args_struct = quote! {
+            // schemars' derive writes `Some(..)`, `.into()`, `.to_string()`, ..: here they
+            // resolve in a module with `#![no_implicit_prelude]` too.
+            #[allow(unused_imports)]
+            use __mcp::derive_prelude::*;
+
             #[derive(__mcp::serde::Deserialize, #krate::schemars::JsonSchema)]
             #[serde(crate = #serde_crate)]
             #[serde(bound(deserialize = #bound))]
@@ -318,7 +379,10 @@ fn inputs(tool: &Tool<'_>, krate: &TokenStream) -> Inputs {
         };
         // Each argument type is checked at its span; the arguments struct then goes through
         // a probe that adds no second error when one of them failed.
-        let checks = checked.iter().map(|(ty, span)| quote_spanned!(*span=> (&&__mcp::ArgOf::<#ty>::new()).check();));
+        let checks = checked.iter().map(|(ty, span, cfgs)| {
+            let check = quote_spanned!(*span=> (&&__mcp::ArgOf::<#ty>::new()).check(););
+            quote!(#(#cfgs)* #check)
+        });
         let read = quote! {
             #(#checks)*
             let __McpArgs { #(#bindings),* } = (&&__mcp::ArgsOf::<__McpArgs>::new()).parse(__mcp_args)?;
@@ -522,18 +586,18 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
     let ret_span = tool.ret.span;
     let unwrap = tool.ret.is_result.then(|| {
         // A type without a conversion gets one error there, saying how to convert it.
-        let convert = quote_spanned!(tool.ret.err_span=> (&&__mcp::ErrorOf::of(&error)).convert(error));
+        let convert = quote_spanned!(tool.ret.err_span=> (&&__mcp::ErrorOf::of(&__mcp_error)).convert(__mcp_error));
         quote! {
             let __mcp_out = match __mcp_out {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => return ::core::result::Result::Err(#convert),
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_error) => return ::core::result::Result::Err(#convert),
             };
         }
     });
     // The return type picks plain content or structured output (see the runtime's `output`
     // module); a type that is neither is an error at the return type.
     let convert = quote_spanned!(ret_span=> (&&__mcp::Kind::<#ok>::new()).finish(__mcp_out));
-    let output_schema = quote_spanned!(ret_span=> (&&__mcp::Kind::<#ok>::new()).output_schema(g));
+    let output_schema = quote_spanned!(ret_span=> (&&__mcp::Kind::<#ok>::new()).output_schema(__mcp_gen));
     // An `async` fn's future is the call's, and its value is converted when it is done. A fn
     // without `async` runs here, in the call's first poll, and its value is converted at once:
     // the future holds the output, not the handler's value (which need not be `Send`).
@@ -571,7 +635,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
                     #finish
                 }
 
-                fn output_schema(g: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
+                fn output_schema(__mcp_gen: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
                     #output_schema
                 }
             }
@@ -583,7 +647,7 @@ fn private_items(tool: &Tool<'_>) -> TokenStream {
 fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> TokenStream {
     let attr = &tool.attr;
     let wire_name = tool_name(tool);
-    let description = attr.description.as_ref().map_or_else(|| tool.docs.clone().unwrap_or_default(), LitStr::value);
+    let description = description(tool);
     let mut fields = Vec::new();
     if let Some(title) = &attr.title {
         fields.push(quote!(title: ::core::option::Option::Some(#title)));
@@ -655,6 +719,17 @@ fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> Tok
     if fields.is_empty() { new } else { quote!(__mcp::ToolInfo { #(#fields,)* ..#new }) }
 }
 
+/// The description: `description = ".."`, else the doc attributes' text (a string, or
+/// `concat!(..)` of lines where one is a macro call), else empty (a resource or prompt may go
+/// without; a tool's lack of one is an error).
+pub(crate) fn description(tool: &Tool<'_>) -> TokenStream {
+    match (&tool.attr.description, &tool.docs) {
+        (Some(key), _) => key.value().into_token_stream(),
+        (None, Some(doc)) => doc.into_token_stream(),
+        (None, None) => quote!(""),
+    }
+}
+
 /// The contract table: the item's own `#[errors]`, else `contract = X`, else the one its
 /// context names (`&Ctx<X>`). With both `contract = X` and a context, they must agree.
 pub(crate) fn contract(tool: &Tool<'_>, krate: &TokenStream, ctx: Option<&TokenStream>) -> TokenStream {
@@ -683,11 +758,11 @@ pub(crate) fn unwrap_result(tool: &Tool<'_>, krate: &TokenStream) -> Option<Toke
     let p = quote!(#krate::__private);
     tool.ret.is_result.then(|| {
         // A type without a conversion gets one error there, saying how to convert it.
-        let into = quote_spanned!(tool.ret.err_span=> (&&#p::ErrorOf::of(&error)).convert(error));
+        let into = quote_spanned!(tool.ret.err_span=> (&&#p::ErrorOf::of(&__mcp_error)).convert(__mcp_error));
         quote! {
             let __mcp_out = match __mcp_out {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => {
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_error) => {
                     use #p::probes::*;
                     return ::core::result::Result::Err(#into);
                 }

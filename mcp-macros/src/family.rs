@@ -36,11 +36,14 @@ pub(crate) fn items(tool: &Tool<'_>) -> TokenStream {
         let binding = format_ident!("__mcp_arg{i}");
         let key = param.ident.as_ref().map_or_else(String::new, |i| i.to_string().trim_start_matches("r#").to_owned());
         let read = quote_spanned!(ty.span()=> __mcp_call.text::<#ty>(#key));
-        reads.push(quote!(let #binding = #read?;));
-        call_args.push(quote!(#binding));
+        // A prompt's `#[cfg]`'d parameter: off, it is neither an argument nor in the call. (A
+        // resource's cannot be: its URI template names it either way.)
+        let cfgs = &param.cfgs;
+        reads.push(quote!(#(#cfgs)* let #binding = #read?;));
+        call_args.push(quote!(#(#cfgs)* #binding));
         let doc = option(crate::text::doc_text(&param.field_attrs.iter().map(|a| (*a).clone()).collect::<Vec<_>>()));
         let required = quote_spanned!(ty.span()=> <#ty as #krate::TextValue>::REQUIRED);
-        arguments.push(quote!(#p::PromptArgument { name: #key, description: #doc, required: #required }));
+        arguments.push(quote!(#(#cfgs)* #p::PromptArgument { name: #key, description: #doc, required: #required }));
     }
 
     let await_ = tool.original.sig.asyncness.map(|_| quote!(.await));
@@ -49,8 +52,7 @@ pub(crate) fn items(tool: &Tool<'_>) -> TokenStream {
     let contract = contract(tool, &krate, ctx_ty.as_ref());
     let wire_name = tool_name(tool);
     let title = option(attr.title.as_ref());
-    let description =
-        attr.description.as_ref().map_or_else(|| tool.docs.clone().unwrap_or_default(), syn::LitStr::value);
+    let description = crate::expand::description(tool);
     let icons = icons(tool, &krate);
     let scopes = crate::expand::scopes(tool);
 

@@ -1,8 +1,9 @@
 //! The `#[tool]`, `#[errors]` and `#[contract]` attributes of the MCP tool SDK.
 //!
 //! Use them through `mcp_runtime` (`use mcp_runtime::prelude::*;`), whose documentation
-//! describes every key; the generated code names only `::mcp_runtime` paths (or the path
-//! given with `#[tool(crate = …)]`).
+//! describes every key; the generated code names only the runtime's paths, under the name
+//! the user's Cargo.toml gives it (`::mcp_runtime` unless renamed), or the path given with
+//! `#[tool(crate = …)]`, and `::core` / `::std`.
 //!
 //! Each attribute runs three stages: `ast` models the item (keeping spans), `validate`
 //! reports every mistake at its token in one build, `expand` generates code from the

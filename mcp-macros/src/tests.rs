@@ -431,3 +431,59 @@ fn scopes_are_checked_and_every_mistake_is_reported() {
         ["`scopes` takes a list in parentheses: `scopes(\"notes:write\")`"]
     );
 }
+
+#[test]
+fn impl_trait_cfg_and_reserved_names() {
+    let errors = messages(
+        TokenStream::new(),
+        quote! {
+            /// Echoes.
+            fn echo(#[cfg(x)] ctx: &Ctx, text: Vec<impl ToString>, __mcp_args: String, #[cfg(y)] loud: bool) -> impl Serialize {
+                todo!()
+            }
+        },
+    );
+    assert_eq!(
+        errors,
+        [
+            "a `#[tool]` fn cannot be generic: its schemas are generated for concrete types; `impl Trait` in a parameter is a generic type: name a concrete type (`String`, a struct of yours)",
+            "a `#[tool]` fn returns a concrete type, which its output is generated from: name the type instead of `impl Trait`",
+            "the context parameter cannot be `#[cfg]`'d: take it always, or not at all",
+            "names that start with `__mcp` belong to the code `#[tool]` generates: rename the parameter",
+        ]
+    );
+    let errors = messages(
+        TokenStream::new(),
+        quote! {
+            /// Searches.
+            fn search(#[cfg(x)] #[input] q: Query) -> String { todo!() }
+        },
+    );
+    assert_eq!(errors, ["the `#[input]` parameter cannot be `#[cfg]`'d: put `#[cfg]` on the input struct's fields"]);
+}
+
+#[test]
+fn a_contract_reason_is_declared_once() {
+    let item = syn::parse2(quote! {
+        enum NoteErrors {
+            #[errors(code = NotFound, when = "Missing.", recovery = "Call list_notes to see every name.")]
+            NoSuchNote,
+            #[errors(code = NotFound, when = "Gone.", recovery = "Call list_notes to see every name.")]
+            Gone,
+            #[errors(reason = "no_such_note", code = NotFound, when = "Deleted.", recovery = "Call list_notes to see every name.")]
+            Other,
+            #[errors(reason = "gone", code = NotFound, when = "Gone again.", recovery = "Call list_notes to see every name.")]
+            GoneAgain,
+        }
+    })
+    .expect("an enum");
+    assert_eq!(
+        compile_errors(&crate::contract::expand(TokenStream::new(), item)),
+        [
+            "duplicate reason `no_such_note`: variants `NoSuchNote` and `Other` both declare it; each failure mode of a contract has its own reason",
+            "note: `no_such_note` first declared here, by variant `NoSuchNote`",
+            "duplicate reason `gone`: variants `Gone` and `GoneAgain` both declare it; each failure mode of a contract has its own reason",
+            "note: `gone` first declared here, by variant `Gone`",
+        ]
+    );
+}

@@ -65,25 +65,92 @@ pub(crate) fn suggestion<'a>(word: &str, candidates: impl IntoIterator<Item = &'
     did_you_mean(word, candidates).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default()
 }
 
-/// The text of `///` comments, as a tool description: one leading space cut from each line,
+/// A description taken from doc attributes.
+pub(crate) enum Doc {
+    /// Every line is a string literal (`///` comments): the text, reflowed, without the
+    /// sections written for Rust readers (see [`doc_text`]).
+    Text(String),
+    /// A line is a macro call (`#[doc = include_str!("..")]`, `#[doc = concat!(..)]`): the
+    /// lines joined by `\n` in `::core::concat!(..)`, which rustc expands to one string at
+    /// compile time, as written (no reflow, no sections left out: the macro knows no text).
+    Expr(proc_macro2::TokenStream),
+}
+
+impl quote::ToTokens for Doc {
+    fn to_tokens(&self, tokens: &mut proc_macro2::TokenStream) {
+        match self {
+            Doc::Text(text) => text.to_tokens(tokens),
+            Doc::Expr(expr) => expr.to_tokens(tokens),
+        }
+    }
+}
+
+/// The text of the doc attributes, as a description: one leading space cut from each line,
 /// the lines of a paragraph joined by spaces (source wrapping is not meaning), paragraphs
 /// separated by a blank line; list items, indented lines and code fences keep their own
-/// lines.
-pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
-    let lines: Vec<String> = attrs
+/// lines. The `# Errors`, `# Panics` and `# Safety` sections (what clippy asks of a Rust fn's
+/// doc, for its Rust callers) are left out: the model reads the rest. `None` without docs.
+pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> Option<Doc> {
+    let values: Vec<&syn::Expr> = attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(syn::MetaNameValue {
-                value: syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }),
-                ..
-            }) => Some(s.value()),
+            syn::Meta::NameValue(nv) => Some(&nv.value),
             _ => None,
         })
-        .map(|l| l.strip_prefix(' ').map(str::to_owned).unwrap_or(l))
         .collect();
-    let text = reflow(&lines);
-    (!text.is_empty()).then_some(text)
+    let literal = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+        _ => None,
+    };
+    let strip = |l: String| l.strip_prefix(' ').map(str::to_owned).unwrap_or(l);
+    if let Some(lines) = values.iter().map(|e| literal(e)).collect::<Option<Vec<_>>>() {
+        let lines: Vec<String> = lines.into_iter().map(strip).collect();
+        let text = reflow(&without_rust_sections(&lines));
+        return (!text.is_empty()).then_some(Doc::Text(text));
+    }
+    let parts = values.iter().enumerate().map(|(i, e)| {
+        let part = match literal(e) {
+            Some(text) => quote::ToTokens::into_token_stream(strip(text)),
+            None => quote::ToTokens::into_token_stream(*e),
+        };
+        if i == 0 { part } else { quote::quote!("\n", #part) }
+    });
+    Some(Doc::Expr(quote::quote!(::core::concat!(#(#parts),*))))
+}
+
+/// The lines without the `# Errors`, `# Panics` and `# Safety` sections: each from its heading
+/// (any level, outside code fences) to the next heading of the same or a higher level.
+fn without_rust_sections(lines: &[String]) -> Vec<String> {
+    const SECTIONS: &[&str] = &["errors", "panics", "safety"];
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    // The level of the section being left out.
+    let mut skipping: Option<usize> = None;
+    for line in lines {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+        } else if !in_fence && let Some((level, title)) = heading(trimmed) {
+            if skipping.is_some_and(|skipped| level <= skipped) {
+                skipping = None;
+            }
+            if skipping.is_none() && SECTIONS.contains(&title.to_ascii_lowercase().as_str()) {
+                skipping = Some(level);
+            }
+        }
+        if skipping.is_none() {
+            out.push(line.clone());
+        }
+    }
+    out
+}
+
+/// `## Title` → `(2, "Title")`.
+fn heading(line: &str) -> Option<(usize, &str)> {
+    let level = line.chars().take_while(|c| *c == '#').count();
+    let rest = &line[level..];
+    ((1..=6).contains(&level) && rest.starts_with(' ')).then(|| (level, rest.trim()))
 }
 
 fn reflow(lines: &[String]) -> String {
@@ -146,6 +213,22 @@ mod tests {
             "Example:\n```\nlet x = 1;\n    indented\n```\nAfter."
         );
         assert_eq!(reflow(&lines("")), "");
+    }
+
+    #[test]
+    fn descriptions_leave_out_the_sections_for_rust_readers() {
+        let lines = |text: &str| text.lines().map(str::to_owned).collect::<Vec<_>>();
+        let kept = |text: &str| reflow(&without_rust_sections(&lines(text)));
+        assert_eq!(
+            kept("Fetches a note.\n\n# Errors\n\nWhen it is missing.\n\n# Example\nfetch(\"a\")"),
+            "Fetches a note.\n\n# Example\nfetch(\"a\")"
+        );
+        assert_eq!(kept("Reads.\n# Panics\nNever.\n## Details\nstill panics\n# Safety\nnone"), "Reads.");
+        assert_eq!(kept("Reads.\n## errors\nx\n# Notes\ny"), "Reads.\n# Notes\ny");
+        // A `#` line inside a code fence is code (a hidden line of a doctest), not a heading.
+        assert_eq!(kept("Runs.\n```\n# Errors\n```\nAfter."), "Runs.\n```\n# Errors\n```\nAfter.");
+        assert_eq!(kept("# Errors\nOnly errors."), "");
+        assert_eq!(kept("#Errors is not a heading."), "#Errors is not a heading.");
     }
 
     #[test]

@@ -207,6 +207,7 @@ fn signature(cx: &Ctxt, tool: &Tool<'_>) {
             format!("a `#[{kind}]` fn cannot be generic: its schemas are generated for concrete types"),
         );
     }
+    shapes(cx, tool);
     if let Some(c) = &sig.constness {
         cx.error_spanned_by(c, format!("a `#[{kind}]` fn cannot be `const`"));
     }
@@ -264,6 +265,82 @@ fn signature(cx: &Ctxt, tool: &Tool<'_>) {
                 "put `///`, `#[serde]` and `#[schemars]` on the `#[input]` struct's fields, not on the parameter",
             );
         }
+    }
+}
+
+/// What the generated code cannot take: `impl Trait` (a generic in disguise, or a hidden
+/// return type), `#[cfg]` where the parameter cannot be left out, and parameters named like
+/// the generated code's own `__mcp_` variables.
+fn shapes(cx: &Ctxt, tool: &Tool<'_>) {
+    let sig = &tool.original.sig;
+    let kind = tool.attr.kind.name();
+    // `impl Trait` in a parameter is a generic parameter by another name; in the return
+    // type it hides the type the output schema is generated for.
+    for param in &tool.params {
+        if let Some(found) = impl_trait(&param.original.ty) {
+            cx.error_spanned_by(
+                found,
+                format!("a `#[{kind}]` fn cannot be generic: its schemas are generated for concrete types; `impl Trait` in a parameter is a generic type: name a concrete type (`String`, a struct of yours)"),
+            );
+        }
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output
+        && let Some(found) = impl_trait(ty)
+    {
+        cx.error_spanned_by(
+            found,
+            format!("a `#[{kind}]` fn returns a concrete type, which its output is generated from: name the type instead of `impl Trait`"),
+        );
+    }
+    for param in &tool.params {
+        for cfg in &param.cfgs {
+            let problem = match (param.kind, tool.attr.kind) {
+                (ParamKind::Context, _) => "the context parameter cannot be `#[cfg]`'d: take it always, or not at all",
+                (ParamKind::Input, _) => {
+                    "the `#[input]` parameter cannot be `#[cfg]`'d: put `#[cfg]` on the input struct's fields"
+                }
+                (ParamKind::Arg, Kind::Resource) => {
+                    "a `#[resource]` parameter cannot be `#[cfg]`'d: its URI template names the variable either way"
+                }
+                (ParamKind::Arg, Kind::Tool | Kind::Prompt) => continue,
+            };
+            cx.error_spanned_by(cfg, problem);
+        }
+        if let Some(ident) = &param.ident
+            && ident.unraw_string().starts_with("__mcp")
+        {
+            cx.error_spanned_by(
+                ident,
+                "names that start with `__mcp` belong to the code `#[tool]` generates: rename the parameter",
+            );
+        }
+    }
+}
+
+/// The first `impl Trait` in a type, if any.
+fn impl_trait(ty: &syn::Type) -> Option<&syn::TypeImplTrait> {
+    match ty {
+        syn::Type::ImplTrait(found) => Some(found),
+        syn::Type::Reference(r) => impl_trait(&r.elem),
+        syn::Type::Ptr(p) => impl_trait(&p.elem),
+        syn::Type::Slice(s) => impl_trait(&s.elem),
+        syn::Type::Array(a) => impl_trait(&a.elem),
+        syn::Type::Paren(p) => impl_trait(&p.elem),
+        syn::Type::Group(g) => impl_trait(&g.elem),
+        syn::Type::Tuple(t) => t.elems.iter().find_map(impl_trait),
+        syn::Type::Path(p) => {
+            let qself = p.qself.as_ref().and_then(|q| impl_trait(&q.ty));
+            qself.or_else(|| {
+                p.path.segments.iter().find_map(|segment| match &segment.arguments {
+                    syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|arg| match arg {
+                        syn::GenericArgument::Type(ty) => impl_trait(ty),
+                        _ => None,
+                    }),
+                    _ => None,
+                })
+            })
+        }
+        _ => None,
     }
 }
 

@@ -1,6 +1,8 @@
-//! `#[tool(crate = …)]` and `#[contract(crate = …)]` against a renamed dependency. This test
-//! crate depends on the runtime only as `renamed_runtime`, so `::mcp_runtime` does not
-//! resolve here: any generated path that ignored the override would fail to compile.
+//! The attributes against a renamed dependency. This test crate depends on the runtime only as
+//! `renamed_runtime`, so `::mcp_runtime` does not resolve here: the macros find the runtime's
+//! name in this crate's Cargo.toml (issue 34 item 9), and `#[tool(crate = …)]` /
+//! `#[contract(crate = …)]` still override it. Any generated path that named
+//! `::mcp_runtime` would fail to compile.
 
 use renamed_runtime::prelude::*;
 use serde_json::json;
@@ -35,22 +37,40 @@ struct Message {
 }
 
 /// Returns the text it is given.
-#[tool(crate = renamed_runtime)]
+#[tool]
 fn echo(#[input] message: Message) -> String {
     message.text
 }
 
 /// Failure modes shared by tools.
-#[contract(crate = renamed_runtime)]
+#[contract]
 enum Lookup {
     #[errors(code = NotFound, when = "The key does not exist.", recovery = "Call echo to check the key you send.")]
     NoSuchKey,
 }
 
 /// Looks a key up.
-#[tool(crate = renamed_runtime, contract = Lookup)]
+#[tool(contract = Lookup)]
 fn lookup(ctx: &Ctx<Lookup>, key: String) -> Result<String, ToolError> {
     if key.is_empty() { Err(ctx.fail(Lookup::NoSuchKey)) } else { Ok(key) }
+}
+
+/// A greeting, with its own failure mode.
+#[resource(uri_template = "greetings://{name}")]
+#[errors(
+    reason = "nobody",
+    code = NotFound,
+    when = "The name is empty.",
+    recovery = "Read greetings://someone with a name in it."
+)]
+fn greeting(ctx: &Ctx<GreetingError>, name: String) -> Result<String, ToolError> {
+    if name.is_empty() { Err(ctx.fail(GreetingError::Nobody)) } else { Ok(format!("Hello, {name}")) }
+}
+
+/// Asks for a summary.
+#[prompt]
+fn summarise(text: String) -> String {
+    format!("Summarise: {text}")
 }
 
 #[tokio::test]
@@ -60,6 +80,8 @@ async fn tools_generated_with_a_renamed_runtime_serve_calls() {
         .tool(add)
         .tool(echo)
         .tool(lookup)
+        .resource(greeting)
+        .prompt(summarise)
         .structured_errors_always(true)
         .build()
         .expect("server");
@@ -80,4 +102,9 @@ async fn tools_generated_with_a_renamed_runtime_serve_calls() {
     let missing = server.call("lookup", json!({"key": ""})).await;
     let error = &missing.structured_content.expect("an error envelope")["error"];
     assert_eq!(error["data"]["reason"], "no_such_key");
+
+    let read = server.read_resource("greetings://Ada").await.expect("read");
+    assert_eq!(read["contents"][0]["text"], "Hello, Ada");
+    let prompt = server.get_prompt("summarise", json!({"text": "t"})).await.expect("prompt");
+    assert_eq!(prompt["messages"][0]["content"]["text"], "Summarise: t");
 }

@@ -134,9 +134,9 @@ pub mod __private {
     pub use crate::schema::generate::root_schema;
     pub use crate::server::{BoxFuture, InputSpec, ToolSpec};
     pub use crate::tools::checks::{
-        ArgKind, ArgOf, ArgsKind, ArgsOf, ContextOf, DefaultOf, ErrorOf, IntoToolErrorKind, JsonDefaultKind,
-        NoJsonDefaultKind, NotAToolErrorKind, NotAnArgKind, ToolArgument, ToolFailure, UndeserializableKind,
-        context_of,
+        ArgKind, ArgOf, ArgsKind, ArgsOf, ContextByValue, ContextByValueKind, ContextOf, DefaultOf, ErrorOf,
+        IntoToolErrorKind, JsonDefaultKind, NoJsonDefaultKind, NotAToolErrorKind, NotAnArgKind, ToolArgument,
+        ToolFailure, UndeserializableKind, context_of,
     };
     pub use crate::tools::output::{
         ContentKind, IntoStructured, Kind, Output, StructuredKind, ToolOutput, Unsupported, UnsupportedKind,
@@ -150,6 +150,23 @@ pub mod __private {
     pub use serde_json::Value;
     pub use std::result::Result::{Err, Ok};
 
+    /// What the derives of an arguments struct (schemars', serde's) name as if the prelude
+    /// were there: `use __private::derive_prelude::*;` gives it to them in a module with
+    /// `#![no_implicit_prelude]`. The traits come anonymously, so no name is taken.
+    pub mod derive_prelude {
+        pub use core::option::Option::{None, Some};
+        pub use core::result::Result::{Err, Ok};
+        pub use std::borrow::ToOwned as _;
+        pub use std::clone::Clone as _;
+        pub use std::convert::{AsRef as _, From as _, Into as _, TryFrom as _, TryInto as _};
+        pub use std::default::Default as _;
+        pub use std::iter::{
+            DoubleEndedIterator as _, ExactSizeIterator as _, Extend as _, FromIterator as _, IntoIterator as _,
+            Iterator as _,
+        };
+        pub use std::string::ToString as _;
+    }
+
     /// Every probe trait, anonymously: one `use __private::probes::*;` puts them all in
     /// scope. Each probes its own wrapper type (`ArgOf`, `DefaultOf`, `Kind`, ..), so no two
     /// ever offer a method for the same receiver.
@@ -157,8 +174,8 @@ pub mod __private {
         pub use crate::context::ctx::{ContextContract as _, NotAContext as _};
         pub use crate::features::completion::{AwaitCompletion as _, ReadyCompletion as _};
         pub use crate::tools::checks::{
-            ArgKind as _, ArgsKind as _, IntoToolErrorKind as _, JsonDefaultKind as _, NoJsonDefaultKind as _,
-            NotAToolErrorKind as _, NotAnArgKind as _, UndeserializableKind as _,
+            ArgKind as _, ArgsKind as _, ContextByValueKind as _, IntoToolErrorKind as _, JsonDefaultKind as _,
+            NoJsonDefaultKind as _, NotAToolErrorKind as _, NotAnArgKind as _, UndeserializableKind as _,
         };
         pub use crate::tools::output::{ContentKind as _, StructuredKind as _, UnsupportedKind as _};
     }

@@ -195,7 +195,7 @@ const _: () = {
             schemars::_private::alloc::borrow::Cow::Borrowed("Query")
         }
         fn schema_id() -> schemars::_private::alloc::borrow::Cow<'static, str> {
-            schemars::_private::alloc::borrow::Cow::Borrowed("macrotest001::Query")
+            schemars::_private::alloc::borrow::Cow::Borrowed("macrotest003::Query")
         }
         fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
             {
@@ -323,7 +323,7 @@ const _: () = {
             schemars::_private::alloc::borrow::Cow::Borrowed("Hits")
         }
         fn schema_id() -> schemars::_private::alloc::borrow::Cow<'static, str> {
-            schemars::_private::alloc::borrow::Cow::Borrowed("macrotest001::Hits")
+            schemars::_private::alloc::borrow::Cow::Borrowed("macrotest003::Hits")
         }
         fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
             {
@@ -408,10 +408,22 @@ const _: () = {
     }
 };
 /// Searches the docs.
+#[allow(clippy::must_use_candidate)]
+const fn search_docs() -> search_docs {
+    search_docs {}
+}
+/// The type of tool `search_docs`: it holds the handler and implements `ToolDef`.
+#[doc(hidden)]
 #[allow(non_camel_case_types)]
-struct search_docs;
+struct search_docs {}
 impl search_docs {
     /// The handler of tool `search_docs`, as written. Call it directly in unit tests; the server calls it through the tool's `ToolDef` impl.
+    #[allow(
+        clippy::missing_errors_doc,
+        clippy::missing_panics_doc,
+        clippy::must_use_candidate,
+        clippy::needless_pass_by_value
+    )]
     async fn handler(ctx: &Ctx, query: Query) -> Hits {
         let _ = ctx.request_id();
         Hits {
@@ -429,7 +441,7 @@ const _: () = {
     impl __mcp::ToolDef for search_docs {
         const INFO: __mcp::ToolInfo = __mcp::ToolInfo {
             input: __mcp::InputSpec::Whole(__mcp::root_schema::<Query>),
-            ..__mcp::ToolInfo::new("search_docs", "Searches the docs.", "macrotest001")
+            ..__mcp::ToolInfo::new("search_docs", "Searches the docs.", "macrotest003")
         };
         type Ctx = Ctx;
         type Ret = Hits;
@@ -442,8 +454,8 @@ const _: () = {
         fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
             (&&__mcp::Kind::<Hits>::new()).finish(__mcp_out)
         }
-        fn output_schema(g: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
-            (&&__mcp::Kind::<Hits>::new()).output_schema(g)
+        fn output_schema(__mcp_gen: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
+            (&&__mcp::Kind::<Hits>::new()).output_schema(__mcp_gen)
         }
     }
 };

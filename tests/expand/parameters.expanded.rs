@@ -1,9 +1,21 @@
 use mcp_runtime::prelude::*;
 /// Adds two integers.
+#[allow(clippy::must_use_candidate)]
+const fn add() -> add {
+    add {}
+}
+/// The type of tool `add`: it holds the handler and implements `ToolDef`.
+#[doc(hidden)]
 #[allow(non_camel_case_types)]
-struct add;
+struct add {}
 impl add {
     /// The handler of tool `add`, as written. Call it directly in unit tests; the server calls it through the tool's `ToolDef` impl.
+    #[allow(
+        clippy::missing_errors_doc,
+        clippy::missing_panics_doc,
+        clippy::must_use_candidate,
+        clippy::needless_pass_by_value
+    )]
     fn handler(a: i64, b: Option<i64>) -> String {
         (a + b.unwrap_or(0)).to_string()
     }
@@ -22,7 +34,7 @@ const _: () = {
             }),
             input: __mcp::InputSpec::Params(__mcp::params_schema::<Self>),
             blocking: true,
-            ..__mcp::ToolInfo::new("add", "Adds two integers.", "macrotest003")
+            ..__mcp::ToolInfo::new("add", "Adds two integers.", "macrotest005")
         };
         const PARAMS: &'static [__mcp::Param] = &[
             __mcp::Param {
@@ -66,8 +78,8 @@ const _: () = {
         fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
             __mcp_out
         }
-        fn output_schema(g: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
-            (&&__mcp::Kind::<String>::new()).output_schema(g)
+        fn output_schema(__mcp_gen: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
+            (&&__mcp::Kind::<String>::new()).output_schema(__mcp_gen)
         }
     }
 };

@@ -1,9 +1,21 @@
 use mcp_runtime::prelude::*;
 /// Asks for a summary of a note.
+#[allow(clippy::must_use_candidate)]
+const fn summarize() -> summarize {
+    summarize {}
+}
+/// The type of prompt `summarize`: it holds the handler and implements `PromptDef`.
+#[doc(hidden)]
 #[allow(non_camel_case_types)]
-struct summarize;
+struct summarize {}
 impl summarize {
     /// The handler of prompt `summarize`, as written. Call it directly in unit tests; the server calls it through the prompt's `PromptDef` impl.
+    #[allow(
+        clippy::missing_errors_doc,
+        clippy::missing_panics_doc,
+        clippy::must_use_candidate,
+        clippy::needless_pass_by_value
+    )]
     async fn handler(name: String, style: Option<String>) -> String {
         ::alloc::__export::must_use({
             ::alloc::fmt::format(
@@ -20,7 +32,7 @@ const _: () = {
                 title: ::core::option::Option::None,
                 description: "Asks for a summary of a note.",
                 icons: ::alloc::vec::Vec::new(),
-                module: "macrotest005",
+                module: "macrotest007",
                 contract: &[],
                 complete: ::alloc::boxed::box_assume_init_into_vec_unsafe(
                     ::alloc::intrinsics::write_box_via_move(

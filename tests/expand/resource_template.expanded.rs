@@ -1,10 +1,22 @@
 use mcp_runtime::prelude::*;
 const _: () = ::mcp_runtime::__private::context_of::<Ctx<NoteError>, NoteError>();
 /// One note, by name.
+#[allow(clippy::must_use_candidate)]
+const fn note() -> note {
+    note {}
+}
+/// The type of resource `note`: it holds the handler and implements `ResourceDef`.
+#[doc(hidden)]
 #[allow(non_camel_case_types)]
-struct note;
+struct note {}
 impl note {
     /// The handler of resource `note`, as written. Call it directly in unit tests; the server calls it through the resource's `ResourceDef` impl.
+    #[allow(
+        clippy::missing_errors_doc,
+        clippy::missing_panics_doc,
+        clippy::must_use_candidate,
+        clippy::needless_pass_by_value
+    )]
     fn handler(ctx: &Ctx<NoteError>, name: String) -> Result<String, ToolError> {
         if name == "locked" {
             return Err(ctx.fail(NoteError::NoteLocked));
@@ -100,7 +112,7 @@ const _: () = {
                 title: ::core::option::Option::None,
                 description: "One note, by name.",
                 icons: ::alloc::vec::Vec::new(),
-                module: "macrotest007",
+                module: "macrotest009",
                 contract: <NoteError as ::mcp_runtime::Contract>::ENTRIES,
                 complete: ::alloc::vec::Vec::new(),
                 scopes: &[],
@@ -130,11 +142,12 @@ const _: () = {
             let __mcp_arg1 = __mcp_call.text::<String>("name")?;
             let __mcp_out = note::handler(&__mcp_ctx, __mcp_arg1);
             let __mcp_out = match __mcp_out {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => {
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_error) => {
                     use ::mcp_runtime::__private::probes::*;
                     return ::core::result::Result::Err(
-                        (&&::mcp_runtime::__private::ErrorOf::of(&error)).convert(error),
+                        (&&::mcp_runtime::__private::ErrorOf::of(&__mcp_error))
+                            .convert(__mcp_error),
                     );
                 }
             };

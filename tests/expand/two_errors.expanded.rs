@@ -4,10 +4,22 @@ const _: () = ::mcp_runtime::__private::context_of::<
     FetchItemError,
 >();
 /// Fetches one item.
+#[allow(clippy::must_use_candidate)]
+const fn fetch_item() -> fetch_item {
+    fetch_item {}
+}
+/// The type of tool `fetch_item`: it holds the handler and implements `ToolDef`.
+#[doc(hidden)]
 #[allow(non_camel_case_types)]
-struct fetch_item;
+struct fetch_item {}
 impl fetch_item {
     /// The handler of tool `fetch_item`, as written. Call it directly in unit tests; the server calls it through the tool's `ToolDef` impl.
+    #[allow(
+        clippy::missing_errors_doc,
+        clippy::missing_panics_doc,
+        clippy::must_use_candidate,
+        clippy::needless_pass_by_value
+    )]
     async fn handler(
         ctx: &Ctx<FetchItemError>,
         id: String,
@@ -129,7 +141,7 @@ const _: () = {
             contract: ::core::option::Option::Some(
                 <FetchItemError as ::mcp_runtime::Contract>::ENTRIES,
             ),
-            ..__mcp::ToolInfo::new("fetch_item", "Fetches one item.", "macrotest009")
+            ..__mcp::ToolInfo::new("fetch_item", "Fetches one item.", "macrotest011")
         };
         const PARAMS: &'static [__mcp::Param] = &[
             __mcp::Param {
@@ -154,17 +166,17 @@ const _: () = {
         }
         fn finish(__mcp_out: Self::Ret) -> __mcp::Finished {
             let __mcp_out = match __mcp_out {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => {
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_error) => {
                     return ::core::result::Result::Err(
-                        (&&__mcp::ErrorOf::of(&error)).convert(error),
+                        (&&__mcp::ErrorOf::of(&__mcp_error)).convert(__mcp_error),
                     );
                 }
             };
             (&&__mcp::Kind::<String>::new()).finish(__mcp_out)
         }
-        fn output_schema(g: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
-            (&&__mcp::Kind::<String>::new()).output_schema(g)
+        fn output_schema(__mcp_gen: &mut __mcp::SchemaGenerator) -> __mcp::OutputSchema {
+            (&&__mcp::Kind::<String>::new()).output_schema(__mcp_gen)
         }
     }
 };

@@ -18,7 +18,7 @@ use crate::rpc::envelope::{Origin, Site, fail_rpc};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
 
-/// Implemented by `#[prompt]` for the unit struct named after the fn.
+/// Implemented by `#[prompt]` for the type named after the fn.
 pub trait PromptDef: 'static {
     /// The prompt's name, arguments, metadata and handler.
     fn spec() -> PromptSpec;

@@ -20,7 +20,7 @@ use crate::rpc::era::{Client, Era};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
 
-/// Implemented by `#[resource]` for the unit struct named after the fn.
+/// Implemented by `#[resource]` for the type named after the fn.
 pub trait ResourceDef: 'static {
     /// The resource's name, URI or template, metadata and handlers.
     fn spec() -> ResourceSpec;

@@ -51,14 +51,15 @@ impl Server {
 }
 
 impl ServerBuilder {
-    /// Registers a tool (the value `#[tool]` makes of a fn: pass the fn's name).
-    pub fn tool<T: ToolDef>(self, _tool: T) -> Self {
+    /// Registers a tool: pass the name of a `#[tool]` fn (`.tool(add)`). `#[tool]` makes that
+    /// name a fn that returns the tool's type, `T`, whose impl the registry reads.
+    pub fn tool<T: ToolDef>(self, _tool: fn() -> T) -> Self {
         self.with_tool(T::spec, None)
     }
 
     /// Registers a tool that is disabled: it is not listed, and a call to it is refused as
     /// `tool_unavailable` with `reason` (written by you, sent to the caller).
-    pub fn disabled_tool<T: ToolDef>(self, _tool: T, reason: impl Into<String>) -> Self {
+    pub fn disabled_tool<T: ToolDef>(self, _tool: fn() -> T, reason: impl Into<String>) -> Self {
         self.with_tool(T::spec, Some(reason.into()))
     }
 
@@ -68,15 +69,15 @@ impl ServerBuilder {
         self
     }
 
-    /// Registers a resource (the value `#[resource]` makes of a fn: pass the fn's name).
+    /// Registers a resource: pass the name of a `#[resource]` fn (`.resource(note)`).
     /// A read finds fixed URIs first, then templates in the order they were added.
-    pub fn resource<T: ResourceDef>(mut self, _resource: T) -> Self {
+    pub fn resource<T: ResourceDef>(mut self, _resource: fn() -> T) -> Self {
         self.resources.push(T::spec());
         self
     }
 
-    /// Registers a prompt (the value `#[prompt]` makes of a fn: pass the fn's name).
-    pub fn prompt<T: PromptDef>(mut self, _prompt: T) -> Self {
+    /// Registers a prompt: pass the name of a `#[prompt]` fn (`.prompt(review)`).
+    pub fn prompt<T: PromptDef>(mut self, _prompt: fn() -> T) -> Self {
         self.prompts.push(T::spec());
         self
     }

@@ -288,7 +288,7 @@ impl Server {
     /// `tools/list` shows it, and clients listening for changes are told
     /// (`notifications/tools/list_changed`). A tool whose schema does not compile is refused
     /// as at build time.
-    pub fn add_tool<T: ToolDef>(&self, _tool: T) -> Result<(), Error> {
+    pub fn add_tool<T: ToolDef>(&self, _tool: fn() -> T) -> Result<(), Error> {
         let registered = Arc::new(register(T::spec(), None, &self.shared.options)?);
         self.shared.change_tools(|tools| {
             tools.retain(|t| t.spec.name != registered.spec.name);
@@ -312,7 +312,7 @@ impl Server {
 impl Server {
     /// Adds a prompt while the server runs (or replaces the one of that name): clients
     /// listening for changes are told (`notifications/prompts/list_changed`).
-    pub fn add_prompt<T: PromptDef>(&self, _prompt: T) {
+    pub fn add_prompt<T: PromptDef>(&self, _prompt: fn() -> T) {
         let spec = Arc::new(T::spec());
         self.change_prompts(|prompts| {
             prompts.retain(|p| p.name != spec.name);

@@ -13,7 +13,7 @@ use std::ops::Deref;
 use mcp_core::{Contract, ToolError};
 use serde::de::DeserializeOwned;
 
-use crate::context::ctx::Ctx;
+use crate::context::ctx::{Ctx, FromCall};
 use crate::tools::params::Reader;
 use crate::tools::tool::Args;
 
@@ -158,6 +158,44 @@ pub trait NotAnArgKind<T> {
 }
 
 impl<T> NotAnArgKind<T> for NotAnArg<T> {}
+
+/// `T` is the context (`Ctx<R>`), taken by value: each method requires [`ContextByValue`].
+/// (No context type is `Deserialize`, so this and [`ArgKind`] never both apply.)
+pub trait ContextByValueKind<T> {
+    /// Never called with a type that passes.
+    fn check(&self)
+    where
+        T: ContextByValue,
+    {
+    }
+
+    /// Never called: the build failed.
+    fn read(&self, _: &mut Reader, _: usize) -> Option<T>
+    where
+        T: ContextByValue,
+    {
+        unreachable!("no type implements ContextByValue")
+    }
+
+    /// Never called: the build failed.
+    fn read_or(&self, _: &mut Reader, _: usize, _: fn() -> T) -> Option<T>
+    where
+        T: ContextByValue,
+    {
+        unreachable!("no type implements ContextByValue")
+    }
+}
+
+impl<T: FromCall> ContextByValueKind<T> for &ArgOf<T> {}
+
+/// What a by-value parameter that is the context would need. No type implements it: it is
+/// asked for only to carry the message below.
+#[diagnostic::on_unimplemented(
+    message = "the context is lent to the handler: take `&{Self}`, not `{Self}`",
+    label = "write `&{Self}` here",
+    note = "the runtime passes the call's context by reference (`ctx: &Ctx`, or `ctx: &Ctx<MyToolError>` with `#[errors]`); the parameters taken by value are the tool's arguments"
+)]
+pub trait ContextByValue {}
 
 /// A probe for the generated arguments struct `A`, whose `Deserialize` impl holds exactly when
 /// every argument type passed [`ArgOf`]'s check: when one did not, that check has reported it

@@ -1,6 +1,7 @@
 //! The code `#[tool]` generates names everything by absolute path (`::core::…`,
-//! `::mcp_runtime::…`), so it compiles in a module without the prelude. (The arguments
-//! struct is left out: schemars' derive needs the prelude.)
+//! `::mcp_runtime::…`), so it compiles in a module without the prelude; so does the arguments
+//! struct that a `#[schemars]` parameter brings, whose derives write `Some(..)` and `.into()`
+//! (issue 34 item 7).
 
 /// What to fetch.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -48,14 +49,30 @@ mod tools {
     pub fn hello() -> ::mcp_runtime::Structured<::std::vec::Vec<u8>> {
         ::mcp_runtime::Structured::new(::std::vec::Vec::new())
     }
+
+    /// Lists items, a page at a time.
+    #[::mcp_runtime::tool]
+    pub fn list_items(
+        /// How many, from 1 to 50.
+        #[schemars(range(min = 1, max = 50), extend("examples" = [10]))]
+        limit: u32,
+        /// Only items with this tag.
+        #[schemars(length(min = 1), regex(pattern = r"^[a-z]+$"))]
+        #[serde(default)]
+        tag: ::core::option::Option<::std::string::String>,
+    ) -> ::std::string::String {
+        ::std::format!("{limit} {tag:?}")
+    }
 }
 
 fn main() {
     let server = mcp_runtime::Server::builder("ui", "0.0.0")
         .tool(tools::fetch_item)
         .tool(tools::hello)
+        .tool(tools::list_items)
         .build()
-        .expect("the server builds");
-    let names: Vec<String> = server.tool_descriptors().iter().map(|d| d["name"].to_string()).collect();
-    assert_eq!(names, ["\"fetch_item\"", "\"hello\""]);
+        .expect("server");
+    let schema = &server.tool_descriptors()[2]["inputSchema"];
+    assert_eq!(schema["properties"]["limit"]["maximum"], 50);
+    assert_eq!(schema["properties"]["tag"]["pattern"], "^[a-z]+$");
 }
