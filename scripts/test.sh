@@ -21,7 +21,9 @@ fi
 CARGO_EXPAND_VERSION=1.0.127
 PY_MCP_VERSION=2.3.0
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says how long the run has taken so far, so a slow or stuck step shows in CI's log.
+START=$SECONDS
+step() { printf '\n==> [%dm%02ds] %s\n' $(((SECONDS - START) / 60)) $(((SECONDS - START) % 60)) "$*"; }
 
 step "tools: cargo-expand $CARGO_EXPAND_VERSION"
 if ! cargo expand --version 2>/dev/null | grep -q "cargo-expand $CARGO_EXPAND_VERSION"; then
@@ -172,8 +174,9 @@ CI="${CI:-true}" cargo test --workspace --no-fail-fast
 # The bench itself runs a minute per transport (`cargo bench -p mcp-tests --bench soak`); here a
 # short round checks its correctness and resource figures on every change, never its speed.
 step "soak: a short hostile-client round over stdio, and 30 s of hostile HTTP (issue 29's attacks among valid calls; every valid request answered; memory, descriptors, threads back)"
-cargo bench --profile dev -p mcp-tests --bench soak -- --seconds 5 --only stdio
-cargo bench --profile dev -p mcp-tests --bench soak -- --seconds 30 --only http
+# A hung round fails the run (timeout exits 124) rather than holding CI until its limit.
+timeout 300 cargo bench --profile dev -p mcp-tests --bench soak -- --seconds 5 --only stdio
+timeout 300 cargo bench --profile dev -p mcp-tests --bench soak -- --seconds 30 --only http
 
 step "the envelope, classification and hint suites again, over Streamable HTTP"
 MCP_TEST_TRANSPORT=http cargo test -p mcp-tests --no-fail-fast \
@@ -195,3 +198,5 @@ node tests/interop/inspector/schema_lint.mjs \
   -- "$ROOT/target/debug/notes-server" "$NOTES_LINT_DIR" \
   -- "$ROOT/target/debug/conformance-server"
 rm -rf "$NOTES_LINT_DIR"
+
+step "done"

@@ -852,23 +852,36 @@ fn burst(http: &Http, shared: &Mutex<Report>, n: u64) {
     }
 }
 
-/// The port from the server's start-up line on stderr; stderr is drained after it.
+/// The port from the server's start-up line on stderr; stderr is drained after it. Panics when
+/// the line does not come within 20 s (a wrong log filter must fail the soak, not hang it).
 fn http_port(child: &mut Child) -> u16 {
     let stderr = child.stderr.take().expect("stderr");
-    let mut lines = BufReader::new(stderr);
-    let mut line = String::new();
-    let port = loop {
-        line.clear();
-        assert!(lines.read_line(&mut line).expect("stderr") > 0, "the server exited before it served");
-        if let Some(rest) = line.split("address=127.0.0.1:").nth(1) {
-            break rest.chars().take_while(char::is_ascii_digit).collect::<String>().parse().expect("a port");
-        }
-    };
+    let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let mut sink = Vec::new();
-        let _ = lines.read_to_end(&mut sink);
+        let mut lines = BufReader::new(stderr);
+        let mut line = String::new();
+        let mut seen = String::new();
+        let mut tx = Some(tx);
+        while lines.read_line(&mut line).unwrap_or(0) > 0 {
+            if let Some(tx) = tx.take_if(|_| line.contains("serving MCP over HTTP")) {
+                let port = line.split("address=127.0.0.1:").nth(1).and_then(|rest| {
+                    rest.chars().take_while(char::is_ascii_digit).collect::<String>().parse::<u16>().ok()
+                });
+                let _ = tx.send(port.ok_or(line.clone()));
+            } else if tx.is_some() {
+                seen.push_str(&line);
+            }
+            line.clear();
+        }
+        if let Some(tx) = tx {
+            let _ = tx.send(Err(format!("the server exited before it served; its stderr:\n{seen}")));
+        }
     });
-    port
+    match rx.recv_timeout(Duration::from_secs(20)) {
+        Ok(Ok(port)) => port,
+        Ok(Err(why)) => panic!("no port in the start-up line: {why}"),
+        Err(_) => panic!("the server did not log `serving MCP over HTTP` at info within 20 s"),
+    }
 }
 
 fn wait_for(within: Duration, mut f: impl FnMut() -> bool) -> bool {

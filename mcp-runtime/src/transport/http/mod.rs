@@ -233,7 +233,7 @@ impl Server {
         wrap: impl FnOnce(axum::Router) -> axum::Router,
     ) -> Result<(), Error> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
-        tracing::info!(address = %listener.local_addr()?, stateless = self.shared.options.http.stateless, "serving MCP over HTTP at /mcp");
+        tracing::info!(target: "mcp_runtime::http", address = %listener.local_addr()?, stateless = self.shared.options.http.stateless, "serving MCP over HTTP at /mcp");
         self.serve_listener(listener, crate::transport::shutdown_signal(), wrap).await
     }
 
@@ -279,7 +279,7 @@ impl Server {
                     Err(e) => {
                         // Out of file descriptors, most often: wait for some to close.
                         if last_error.is_none_or(|at| at.elapsed() > Duration::from_secs(60)) {
-                            tracing::warn!(error = %e, "accepting a connection failed; retrying (lower ServerBuilder::max_connections below the file limit)");
+                            tracing::warn!(target: "mcp_runtime::http", error = %e, "accepting a connection failed; retrying (lower ServerBuilder::max_connections below the file limit)");
                             last_error = Some(Instant::now());
                         }
                         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -299,18 +299,18 @@ impl Server {
             tokio::spawn(async move {
                 let _permit = permit;
                 if let Err(e) = connection.await {
-                    tracing::debug!(error = %e, %peer, "connection ended with an error");
+                    tracing::debug!(target: "mcp_runtime::http", error = %e, %peer, "connection ended with an error");
                 }
             });
         }
         drop(listener);
-        tracing::info!("shutting down: no new connections; requests in progress may finish");
+        tracing::info!(target: "mcp_runtime::http", "shutting down: no new connections; requests in progress may finish");
         endpoint.stopping.send_replace(true);
         let grace = options.shutdown_grace;
         tokio::select! {
             () = graceful.shutdown() => {}
             () = tokio::time::sleep(grace) => {
-                tracing::warn!(?grace, "shutdown grace over; closing the connections left");
+                tracing::warn!(target: "mcp_runtime::http", ?grace, "shutdown grace over; closing the connections left");
             }
         }
         Ok(())
@@ -341,7 +341,7 @@ async fn reap(endpoint: std::sync::Weak<Endpoint>) {
             });
         }
         if !ended.is_empty() {
-            tracing::debug!(ended = ended.len(), "idle sessions ended");
+            tracing::debug!(target: "mcp_runtime::http", ended = ended.len(), "idle sessions ended");
         }
         // Dropped outside the lock: their buffers are freed here.
         for session in ended {
@@ -548,7 +548,7 @@ impl Endpoint {
         };
         if !host_ok(host_of(&authority)) {
             if self.first_warning(request, &authority) {
-                tracing::warn!(host = %authority, "refused a request for a host that is not allowed (DNS rebinding protection); allow it with ServerBuilder::allowed_hosts (further refusals from this source are not logged for a minute)");
+                tracing::warn!(target: "mcp_runtime::http", host = %authority, "refused a request for a host that is not allowed (DNS rebinding protection); allow it with ServerBuilder::allowed_hosts (further refusals from this source are not logged for a minute)");
             }
             return Some(refuse(StatusCode::FORBIDDEN, None, -32600, "Forbidden: Host not allowed"));
         }
@@ -567,7 +567,7 @@ impl Endpoint {
             };
             if !allowed {
                 if self.first_warning(request, origin) {
-                    tracing::warn!(
+                    tracing::warn!(target: "mcp_runtime::http",
                         origin,
                         "refused a request from an origin that is not allowed; allow it with ServerBuilder::allowed_origins (further refusals from this source are not logged for a minute)"
                     );
@@ -760,7 +760,7 @@ impl Endpoint {
                 Some(None) => {
                     drop(sessions);
                     let per_client = mine >= options.max_sessions_per_client;
-                    tracing::warn!(
+                    tracing::warn!(target: "mcp_runtime::http",
                         max = if per_client { options.max_sessions_per_client } else { options.max_sessions },
                         per_client,
                         "refused initialize: every session runs a request"
@@ -783,7 +783,7 @@ impl Endpoint {
         }
         if let Some(old) = ended {
             old.end();
-            tracing::debug!(client = %old.client, "ended the least recently used idle session to make room");
+            tracing::debug!(target: "mcp_runtime::http", client = %old.client, "ended the least recently used idle session to make room");
         }
         Ok((Some(session), Some(key)))
     }
