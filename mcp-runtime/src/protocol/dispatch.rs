@@ -140,7 +140,8 @@ pub(crate) async fn call(
                 tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, round = asked + 1, "the handler asks the caller: the shim asks the client");
                 asked += 1;
                 let timeout = shared.options.ask_timeout;
-                match shim::round("tools/call", question, asked, channel, client, &cancel, timeout).await {
+                // Boxed: a round trip is rare, and its future would make every call's larger.
+                match Box::pin(shim::round("tools/call", question, asked, channel, client, &cancel, timeout)).await {
                     Round::Again(next) => {
                         inputs = next;
                         continue;
@@ -242,11 +243,13 @@ async fn run(
         }
         None => handler.await,
     };
-    if let Some(since) = inline_since
-        && since.elapsed() > BLOCKING
-    {
-        tool.seen_blocking.store(true, Ordering::Relaxed);
-        tracing::debug!(tool = name, took = ?since.elapsed(), "a call blocked its thread; this tool runs on the blocking pool from now on");
+    if let Some(since) = inline_since {
+        if since.elapsed() > BLOCKING {
+            tool.seen_blocking.store(true, Ordering::Relaxed);
+            tracing::debug!(tool = name, took = ?since.elapsed(), "a call blocked its thread; this tool runs on the blocking pool from now on");
+        } else if tool.quick_runs.load(Ordering::Relaxed) < crate::server::INLINE_AFTER {
+            tool.quick_runs.fetch_add(1, Ordering::Relaxed);
+        }
     }
     Ran::Done(outcome)
 }

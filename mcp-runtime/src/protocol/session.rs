@@ -19,7 +19,7 @@ use crate::protocol::router::{self, Feature, Listening};
 use crate::rpc::channel::Channel;
 use crate::rpc::era::{self, Claim, Client, Complete, Era, LEGACY_VERSIONS, Legacy, LogLevel, MODERN_VERSIONS};
 use crate::rpc::jsonrpc::{self, Incoming, RpcError};
-use crate::server::{Shared, page_index};
+use crate::server::{BoxFuture, Shared, page_index};
 
 /// One client's session, as the requests of one channel see it: the session's state, and
 /// where answers and notifications go. On stdio that is the connection's one outbox; over
@@ -143,6 +143,15 @@ impl Job {
     /// `true` for a listen stream, which runs until cancelled or the transport ends.
     pub(crate) fn is_listen(&self) -> bool {
         matches!(self.work, Work::Listen { .. })
+    }
+
+    /// Whether this is a `tools/call` that may run on the stdio reader itself (see
+    /// `Registered::runs_inline`).
+    pub(crate) fn runs_inline(&self, shared: &Shared) -> bool {
+        match &self.work {
+            Work::Call(req) => shared.tools().get(req.name.as_str()).is_some_and(|tool| tool.runs_inline()),
+            _ => false,
+        }
     }
 
     /// The era of the request: a transport that treats them differently (HTTP) asks.
@@ -610,17 +619,28 @@ impl Session {
         Ok(())
     }
 
-    /// Runs a `tools/call` or a listen stream to its end (in its own task), unless the
-    /// client cancels it.
-    pub(crate) async fn run_call(self: Arc<Self>, id: Box<RawValue>, job: Job, cancel: Arc<CancelState>) {
+    /// Runs a `tools/call`, a feature request or a listen stream to its end (in its own task),
+    /// unless the client cancels it. Not an `async fn`: a listen stream's or a feature's future
+    /// is far larger than a call's, and is boxed rather than carried by every call's task.
+    pub(crate) fn run_call(
+        self: Arc<Self>,
+        id: Box<RawValue>,
+        job: Job,
+        cancel: Arc<CancelState>,
+    ) -> futures_util::future::Either<impl Future<Output = ()> + Send, BoxFuture<'static, ()>> {
+        use futures_util::future::Either;
         let Job { client, work } = job;
-        let req = match work {
-            Work::Call(req) => req,
-            Work::Listen { tools, more } => return self.listen(id, tools, more, cancel).await,
-            Work::Feature(feature) => return self.run_feature(id, client, feature, cancel).await,
-        };
-        let fut = dispatch::call(&self.shared, &self.channel, &client, req, Arc::clone(&cancel));
-        let outcome = unless_cancelled(fut, &cancel, self.shared.options.cancel_grace).await;
+        match work {
+            Work::Call(req) => Either::Left(self.run_tool(id, client, req, cancel)),
+            Work::Listen { tools, more } => Either::Right(Box::pin(self.listen(id, tools, more, cancel))),
+            Work::Feature(feature) => Either::Right(Box::pin(self.run_feature(id, client, feature, cancel))),
+        }
+    }
+
+    /// A `tools/call` run to its end unless the client cancels it (then nothing is sent).
+    async fn run_tool(self: Arc<Self>, id: Box<RawValue>, client: Client, req: CallRequest, cancel: Arc<CancelState>) {
+        let call = std::pin::pin!(dispatch::call(&self.shared, &self.channel, &client, req, Arc::clone(&cancel)));
+        let outcome = unless_cancelled(call, &cancel, self.shared.options.cancel_grace).await;
         self.in_flight_map().remove(id.get());
         // A cancel that arrived while the result was being built still wins: once the client
         // cancelled, nothing more is sent for this id.
@@ -656,7 +676,7 @@ impl Session {
             ask_timeout: self.shared.options.ask_timeout,
         };
         let fut = router::run(&self.shared, &caller, feature);
-        let outcome = unless_cancelled(fut, &cancel, self.shared.options.cancel_grace).await;
+        let outcome = unless_cancelled(std::pin::pin!(fut), &cancel, self.shared.options.cancel_grace).await;
         self.in_flight_map().remove(id.get());
         match outcome.filter(|_| !cancel.is_cancelled()) {
             Some(Ok(result)) => self.send(jsonrpc::success(&id, &result)),
@@ -750,13 +770,13 @@ impl Session {
 
 /// Runs a request's work to its end, or `None` when the client cancels it first. Then the
 /// handler sees `ctx.cancelled()` (and the shim cancels what it asked the client) and gets
-/// `grace` to end; whatever it returns is dropped.
+/// `grace` to end; whatever it returns is dropped. The work is pinned by the caller, so that
+/// its (large) future is held once, not copied into this one's.
 async fn unless_cancelled<F: std::future::Future>(
-    fut: F,
+    mut fut: std::pin::Pin<&mut F>,
     cancel: &CancelState,
     grace: std::time::Duration,
 ) -> Option<F::Output> {
-    tokio::pin!(fut);
     let outcome = tokio::select! {
         biased;
         () = cancel.cancelled() => None,

@@ -377,5 +377,6 @@ pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Optio
         timeout,
         header_params,
         seen_blocking: std::sync::atomic::AtomicBool::new(false),
+        quick_runs: std::sync::atomic::AtomicU32::new(0),
     })
 }

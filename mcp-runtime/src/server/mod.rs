@@ -133,9 +133,29 @@ pub(crate) struct Registered {
     /// A call of this fn without `async` held its thread past the limit: its calls run on the
     /// blocking pool from now on.
     pub(crate) seen_blocking: std::sync::atomic::AtomicBool,
+    /// Runs of this fn without `async` that each held their thread under the blocking limit
+    /// (saturating): past [`INLINE_AFTER`], stdio runs its calls on the reader itself.
+    pub(crate) quick_runs: std::sync::atomic::AtomicU32,
 }
 
+/// Quick runs of a fn without `async` after which stdio calls it on the reader, with no task
+/// and no thread hop.
+pub(crate) const INLINE_AFTER: u32 = 16;
+
 impl Registered {
+    /// Whether a call of this tool may run on the stdio reader: a fn without `async`, with no
+    /// time limit (which only the blocking pool can enforce on such a fn), never seen to hold
+    /// its thread past the blocking limit, and seen quick often enough. The first call that
+    /// turns out slow holds the reader for its duration, once: it marks the tool blocking, and
+    /// its calls go to the blocking pool from then on.
+    pub(crate) fn runs_inline(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.spec.blocking
+            && self.timeout.is_none()
+            && !self.seen_blocking.load(Relaxed)
+            && self.quick_runs.load(Relaxed) >= INLINE_AFTER
+    }
+
     /// Where this tool's failures are rendered: with `structuredContent.error` unless the
     /// tool declares an `outputSchema` and the server keeps the spec's default.
     pub(crate) fn site(&self, options: &Options) -> crate::rpc::envelope::Site<'_> {

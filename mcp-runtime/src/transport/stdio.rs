@@ -1,7 +1,13 @@
 //! stdio: newline-delimited JSON-RPC in and out, in one loop that reads lines, starts calls
-//! and writes answers. It never runs a handler itself: every call runs in its own task
-//! (blocking handlers on the blocking pool), so the loop always reads on, and a cancellation
-//! or EOF is seen whatever the handlers do.
+//! and writes answers. Calls run in tasks of their own (blocking handlers on the blocking
+//! pool), so the loop reads on, and a cancellation or EOF is seen whatever the handlers do.
+//!
+//! One exception, for speed: a tool written as a fn without `async` and without a time limit,
+//! once 16 of its runs each finished within the blocking limit (1 ms), runs on the loop
+//! itself (no task, no thread hop; its answer goes out in the same write as the answers to
+//! every other line that was already read). Should such a call turn slow, it holds the loop
+//! for its duration once: that run marks the tool blocking, and its calls go to the blocking
+//! pool from then on (`tests/tests/stdio_inline.rs`).
 //!
 //! Memory stays bounded by the configured limits whatever the client does:
 //! - answers: while 64 KiB wait to be written, requests are not served but parked, and
@@ -120,7 +126,7 @@ impl Server {
                 let (line, parked) = queue.pop();
                 let admit = Admit { answer: true, run: true, refuse: false };
                 if let Next::Call { id, job, cancel } = session.handle(&line, admit, Seen::Parked(parked)) {
-                    calls.spawn_on(Arc::clone(&session).run_call(id, job, cancel), calls_on);
+                    start(&session, &mut calls, calls_on, id, job, cancel);
                 }
             }
             let settled = calls.is_empty() && queue.is_empty();
@@ -167,20 +173,25 @@ impl Server {
                         &format!("Invalid request: line longer than {} bytes", options.max_line_bytes),
                     )),
                     Ok(Line::Blank) => {}
-                    Ok(Line::Data) => {
+                    // This line, then every whole line already read: one write answers the
+                    // lot, as a client that pipelines sends them.
+                    Ok(Line::Data) => loop {
+                        let congested = out.backlog() + outbox.bytes() >= BUFFER;
                         let admit = Admit {
                             answer: !congested,
                             run: queue.is_empty() && calls.len() < options.max_in_flight,
-                            refuse: queue_full,
+                            refuse: queue.bytes >= options.max_queued_bytes,
                         };
                         match session.handle(lines.current(), admit, Seen::Fresh) {
-                            Next::Call { id, job, cancel } => {
-                                calls.spawn_on(Arc::clone(&session).run_call(id, job, cancel), calls_on);
-                            }
+                            Next::Call { id, job, cancel } => start(&session, &mut calls, calls_on, id, job, cancel),
                             Next::Park(parked) => queue.push(lines.current(), parked),
                             Next::Done => {}
                         }
-                    }
+                        let blocked = out.backlog() + outbox.bytes() >= BUFFER && queue.bytes >= options.max_queued_bytes;
+                        if blocked || !lines.next_buffered() {
+                            break;
+                        }
+                    },
                     Err(e) => {
                         tracing::error!(error = %e, "reading stdin failed; shutting down");
                         stop_reading(&mut grace_end, &closing, options.eof_grace);
@@ -194,6 +205,35 @@ impl Server {
             }
         }
         Ok(())
+    }
+}
+
+/// Starts a call: on the reader itself when its tool is a fn without `async` known to be
+/// quick (`Registered::runs_inline`: no task, no thread hop; it finishes in this one poll,
+/// unless it asks the client, and then it goes on as a task), otherwise in a task of its own
+/// on the calls' runtime. Either way the call runs with that runtime entered, so what it
+/// spawns or times runs there, never on the reader.
+fn start(
+    session: &Arc<Session>,
+    calls: &mut JoinSet<()>,
+    calls_on: &tokio::runtime::Handle,
+    id: Box<serde_json::value::RawValue>,
+    job: crate::protocol::session::Job,
+    cancel: Arc<crate::context::ctx::CancelState>,
+) {
+    if !job.runs_inline(&session.shared) {
+        calls.spawn_on(Arc::clone(session).run_call(id, job, cancel), calls_on);
+        return;
+    }
+    let mut call = Box::pin(Arc::clone(session).run_call(id, job, cancel));
+    let ready = {
+        let _runtime = calls_on.enter();
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        std::future::Future::poll(call.as_mut(), &mut cx).is_ready()
+    };
+    if !ready {
+        // Its first poll registered no waker that matters: the task polls it again at once.
+        calls.spawn_on(call, calls_on);
     }
 }
 
@@ -476,6 +516,27 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             if done.is_some() {
                 self.returned = true;
                 return Ok(if self.too_long { Line::TooLong } else { self.classify() });
+            }
+        }
+    }
+
+    /// Makes the next non-blank line current when it is already whole in the buffer (no
+    /// read); whether there was one. A partial or over-long line is left for `next`.
+    fn next_buffered(&mut self) -> bool {
+        loop {
+            if !self.returned || self.too_long {
+                return false;
+            }
+            let available = self.inner.buffer();
+            let Some(end) = available.iter().position(|&b| b == b'\n') else { return false };
+            if end > self.max {
+                return false;
+            }
+            self.buf.clear();
+            self.buf.extend_from_slice(&available[..end]);
+            self.inner.consume(end + 1);
+            if let Line::Data = self.classify() {
+                return true;
             }
         }
     }

@@ -1,0 +1,117 @@
+//! The stdio loop's fast path for a fn without `async`: once such a tool has run quickly
+//! often enough, its calls run on the reader itself (no task); the first call that holds the
+//! thread past the blocking limit sends the tool's later calls to the blocking pool, so a slow
+//! tool holds the reader at most once.
+
+use mcp_runtime::prelude::*;
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// Says where it ran: in a tokio task (`"task"`), or outside any (`"reader"`: the test runs
+/// the loop itself in `block_on`, not in a task).
+#[tool]
+fn where_am_i() -> String {
+    if tokio::task::try_id().is_some() { "task" } else { "reader" }.to_owned()
+}
+
+/// How long `nap` holds its thread, in milliseconds.
+static NAP_MS: AtomicU64 = AtomicU64::new(0);
+
+/// Holds its thread for `NAP_MS`.
+#[tool]
+fn nap() -> String {
+    std::thread::sleep(std::time::Duration::from_millis(NAP_MS.load(Ordering::Relaxed)));
+    "rested".to_owned()
+}
+
+struct Peer {
+    to: tokio::io::DuplexStream,
+    from: tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
+}
+
+impl Peer {
+    async fn send(&mut self, message: Value) {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.to.write_all(line.as_bytes()).await.expect("write");
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = self.from.next_line().await.expect("read").expect("a line before EOF");
+        serde_json::from_str(&line).expect("JSON")
+    }
+
+    async fn call(&mut self, id: u64, name: &str) -> Value {
+        self.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": {}}}),
+        )
+        .await;
+        let answer = self.next().await;
+        assert_eq!(answer["id"], id, "{answer}");
+        answer["result"]["content"][0]["text"].clone()
+    }
+}
+
+/// Runs `client` against a server serving on in-memory pipes, the loop in `block_on`.
+fn with_server<F: std::future::Future<Output = ()>>(client: impl FnOnce(Peer) -> F) {
+    let server = Server::builder("inline", "1").tool(where_am_i).tool(nap).build().expect("builds");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let (client_out, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, client_in) = tokio::io::duplex(1 << 16);
+    runtime.block_on(async move {
+        let peer = Peer { to: client_out, from: BufReader::new(client_in).lines() };
+        let (served, ()) = tokio::join!(server.serve(server_in, server_out), client(peer));
+        served.expect("served until EOF");
+    });
+}
+
+async fn initialize(peer: &mut Peer) {
+    peer.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+        .await;
+    let answer = peer.next().await;
+    assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+}
+
+#[test]
+fn a_quick_sync_tool_runs_on_the_reader_after_its_first_calls() {
+    with_server(|mut peer| async move {
+        initialize(&mut peer).await;
+        let mut places = Vec::new();
+        for id in 1..=40 {
+            places.push(peer.call(id, "where_am_i").await);
+        }
+        assert_eq!(places[0], "task", "a tool not yet seen quick runs in a task: {places:?}");
+        assert_eq!(places[39], "reader", "a tool seen quick 16 times runs on the reader: {places:?}");
+        drop(peer);
+    });
+}
+
+#[test]
+fn a_sync_tool_that_turns_slow_holds_the_reader_once_then_goes_to_the_pool() {
+    with_server(|mut peer| async move {
+        initialize(&mut peer).await;
+        for id in 1..=20 {
+            assert_eq!(peer.call(id, "nap").await, "rested");
+        }
+        NAP_MS.store(300, Ordering::Relaxed);
+        // The first slow call runs on the reader: the ping sent behind it is read after it.
+        let nap =
+            json!({"jsonrpc": "2.0", "id": 100, "method": "tools/call", "params": {"name": "nap", "arguments": {}}});
+        let ping = |id: u64| json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+        peer.send(nap.clone()).await;
+        peer.send(ping(101)).await;
+        let order = [peer.next().await["id"].clone(), peer.next().await["id"].clone()];
+        assert_eq!(order, [json!(100), json!(101)], "the first slow call held the reader");
+        // From then on the tool runs on the blocking pool: a ping behind it is answered first.
+        let mut nap = nap;
+        nap["id"] = json!(102);
+        peer.send(nap).await;
+        peer.send(ping(103)).await;
+        let order = [peer.next().await["id"].clone(), peer.next().await["id"].clone()];
+        assert_eq!(order, [json!(103), json!(102)], "a tool seen slow no longer runs on the reader");
+        drop(peer);
+    });
+}
