@@ -880,7 +880,9 @@ fn http_port(child: &mut Child) -> u16 {
     match rx.recv_timeout(Duration::from_secs(20)) {
         Ok(Ok(port)) => port,
         Ok(Err(why)) => panic!("no port in the start-up line: {why}"),
-        Err(_) => panic!("the server did not log `serving MCP over HTTP` at info within 20 s"),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout | std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            panic!("the server did not log `serving MCP over HTTP` at info within 20 s")
+        }
     }
 }
 
