@@ -1,7 +1,8 @@
 //! The user's guide: one chapter per module, in the order a server is usually written.
 //!
-//! These are the chapters of `docs/` in the repository (where the links between them work
-//! as relative links); each chapter's Rust code blocks compile as doctests of this crate.
+//! These are the chapters of `docs/` in the repository; each chapter's Rust code blocks
+//! compile as doctests of this crate. The links between chapters are relative links to those
+//! Markdown files, which work in the repository; here, use the table below.
 //! Chapters whose examples need a feature are included when it is on (docs.rs builds with
 //! every feature); without it, the module says which feature to enable.
 //!
