@@ -88,6 +88,14 @@ for features in "" http jwt redis anyhow http,redis jwt,redis,anyhow; do
   cargo clippy -q -p mcp-runtime --all-targets --no-default-features --features "$features" -- -D warnings
   cargo test -q -p mcp-runtime --lib --no-default-features --features "$features"
 done
+# The guide (docs/*.md, included as `mcp_runtime::guide`) and the README run as doctests.
+# `cargo test --workspace` below sees mcp-runtime with the features other members turn on, so
+# the default features are checked here, and every feature for the chapters gated on them.
+echo "-- the guide's doctests and rustdoc: default features, then every feature"
+cargo test -q -p mcp-runtime --doc --no-default-features
+cargo test -q -p mcp-runtime --doc --all-features
+RUSTDOCFLAGS=-Dwarnings cargo doc -q -p mcp-runtime --no-deps --no-default-features
+RUSTDOCFLAGS=-Dwarnings cargo doc -q -p mcp-runtime --no-deps --all-features
 
 step "lean by default: a stdio server's dependency tree has no HTTP, JWT, TLS, Redis or OpenTelemetry crate"
 LEAN_TREE="$(cargo tree -p mcp-runtime -e normal --no-default-features --prefix none)"

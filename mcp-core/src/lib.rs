@@ -3,6 +3,8 @@
 //! Users depend on `mcp-runtime`, which re-exports everything here. This crate has no
 //! async runtime and no macro machinery: it is the vocabulary the other two speak.
 
+#![deny(missing_docs)]
+
 mod code;
 mod content;
 mod contract;

@@ -9,6 +9,8 @@
 //! reports every mistake at its token in one build, `expand` generates code from the
 //! validated model and cannot fail.
 
+#![deny(missing_docs)]
+
 mod ast;
 mod attr;
 mod contract;
@@ -28,21 +30,24 @@ use quote::quote;
 
 use crate::attr::Kind;
 
-/// Turns a fn into an MCP tool: see `mcp_runtime`'s crate documentation for the keys.
+/// Turns a fn into an MCP tool: its parameters are the input schema, its return type the
+/// output schema, its doc comment the description. Every key, with examples:
+/// `mcp_runtime::guide::tools` (the guide's chapter "Tools and schemas", `docs/tools.md`).
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     item_impl(Kind::Tool, args.into(), input.into()).into()
 }
 
 /// Turns a fn into an MCP resource, at a URI or a URI template whose variables are the fn's
-/// parameters: see `mcp_runtime`'s crate documentation.
+/// parameters. Every key, with examples: `mcp_runtime::guide::resources_prompts`
+/// (`docs/resources-prompts.md`).
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     item_impl(Kind::Resource, args.into(), input.into()).into()
 }
 
-/// Turns a fn into an MCP prompt whose arguments are the fn's parameters: see
-/// `mcp_runtime`'s crate documentation.
+/// Turns a fn into an MCP prompt whose arguments are the fn's parameters. Every key, with
+/// examples: `mcp_runtime::guide::resources_prompts` (`docs/resources-prompts.md`).
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     item_impl(Kind::Prompt, args.into(), input.into()).into()
@@ -74,6 +79,8 @@ fn item_impl(kind: Kind, args: proc_macro2::TokenStream, input: proc_macro2::Tok
 }
 
 /// Declares one failure mode of a `#[tool]` fn. It is read by `#[tool]`, so it goes below it.
+/// The keys (`reason`, `code`, `when`, `recovery`, `retryable`, `severity`, `thrown_by`), with
+/// examples: `mcp_runtime::guide::errors` (`docs/errors.md`).
 #[proc_macro_attribute]
 pub fn errors(args: TokenStream, input: TokenStream) -> TokenStream {
     errors_impl(args.into(), input.into()).into()
@@ -118,6 +125,7 @@ fn errors_impl(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) 
 
 /// Declares a set of failure modes on an enum, shared by several tools (`#[tool(contract =
 /// MyErrors)]`) and raised by services without a `ctx` (`ToolError::from(MyErrors::X)`).
+/// Example: `mcp_runtime::guide::errors` (`docs/errors.md`).
 #[proc_macro_attribute]
 pub fn contract(args: TokenStream, input: TokenStream) -> TokenStream {
     if let Ok(item) = syn::parse::<syn::ItemEnum>(input.clone()) {

@@ -1,5 +1,52 @@
-#![doc = include_str!("../../README.md")]
-#![cfg_attr(docsrs, feature(doc_cfg))]
+//! Define MCP tools as Rust functions whose failures a model can recover from, and serve
+//! them over stdio or Streamable HTTP.
+//!
+//! Write an ordinary fn, add [`#[tool]`](macro@tool) and one [`#[errors(...)]`](macro@errors)
+//! per failure mode; the input and output JSON Schemas, a typed reason enum and a contract
+//! table of recovery hints are generated at compile time. At run time arguments and
+//! structured output are validated, and every failure reaches the model as one envelope:
+//! what went wrong, what to do next, whether to retry, and which request it was.
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//!
+//! /// Fetch items by id.
+//! #[tool(annotations(read_only_hint = true))]
+//! #[errors(
+//!     reason = "no_match",
+//!     code = NotFound,
+//!     when = "None of the requested ids exist.",
+//!     recovery = "Call search_items to discover valid ids, then retry."
+//! )]
+//! async fn fetch_items(ctx: &Ctx<FetchItemsError>, ids: Vec<String>) -> Result<Vec<String>, ToolError> {
+//!     if ids.is_empty() {
+//!         return Err(ctx.fail(FetchItemsError::NoMatch));
+//!     }
+//!     Ok(ids)
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), mcp_runtime::Error> {
+//!     mcp_runtime::init_stderr_logging();
+//!     Server::builder("items", "1.0.0").tool(fetch_items).build()?.serve_stdio().await
+//! }
+//! ```
+//!
+//! # The guide
+//!
+//! The [`guide`] module holds the user's guide, one chapter per module (the same text as
+//! `docs/` in the repository, whose code blocks are this crate's doctests):
+//! [getting started](guide::getting_started), [tools and schemas](guide::tools),
+//! [errors and the envelope](guide::errors), [the context](guide::context),
+//! [resources, prompts and completion](guide::resources_prompts),
+//! [asking the user](guide::asking), [state and consent](guide::state_and_consent),
+//! [HTTP and deployment](guide::http), [authorization](guide::auth),
+//! [testing](guide::testing), [observability](guide::observability).
+//!
+//! The most used items: [`Server`] and [`ServerBuilder`], [`Ctx`], [`ToolError`], the
+//! [`prelude`]. Features: none by default (stdio); `http` (Streamable HTTP and bearer-token
+//! authorization), `jwt` (`JwtValidator`, implies `http`), `redis` (a shared
+//! state store), `anyhow`.
 //!
 //! # Reading the runtime
 //!
@@ -19,7 +66,7 @@
 //!
 //! One `tools/call`, in order: a transport reads a message — `transport::stdio`
 //! ([`Server::serve_stdio`]: reads, parks what cannot be served yet, starts each call in its
-//! own task, writes) or `transport::http` ([`Server::serve_http`]: the accept loop with its
+//! own task, writes) or `transport::http` (`Server::serve_http`, feature `http`: the accept loop with its
 //! timeouts, the validation ladder, where `auth::bearer` checks the token right after
 //! Host/Origin and `auth::jwt` verifies a JWT against its JWKS; sessions bound to their
 //! principal; one outbox per POST). `rpc::jsonrpc` says what the message is;
@@ -69,6 +116,9 @@
 //! thresholds, capabilities, `Ctx::era`. The tools and the other features know nothing of
 //! transports.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![deny(missing_docs)]
+
 mod auth;
 mod context;
 mod features;
@@ -112,6 +162,14 @@ pub use state::store::{MemoryStore, State, StateStore, StoreError};
 pub use tools::output::Structured;
 pub use transport::args::ServeArgs;
 pub use transport::in_process::Connection;
+
+pub mod guide;
+
+/// The README's code blocks, compiled as doctests (`cargo test --doc`), so that the landing
+/// page's example keeps building.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
 
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {

@@ -11,10 +11,10 @@ pub(crate) const INSUFFICIENT_SCOPE: &str = "insufficient_scope";
 /// The caller of a request, as its access token says: subject, client, tenant, scopes, and
 /// every claim for what the SDK does not model.
 ///
-/// Over Streamable HTTP with [`Authorization`](crate::Authorization) the runtime builds it from the
+/// Over Streamable HTTP with `Authorization` (feature `http`) the runtime builds it from the
 /// validated token; behind your own authentication, insert one into the request's extensions
 /// (`request.extensions_mut().insert(principal)`) in a middleware in front of
-/// [`Server::http_router`](crate::Server::http_router). Handlers read it with
+/// `Server::http_router`. Handlers read it with
 /// [`Ctx::principal`](crate::Ctx::principal). Stdio and unauthenticated HTTP have none.
 ///
 /// ```

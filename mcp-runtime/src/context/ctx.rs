@@ -139,6 +139,28 @@ pub struct CallInfo {
 /// Take it as a by-reference parameter anywhere in a `#[tool]` fn's signature: `ctx: &Ctx`
 /// for a tool without `#[errors]`, `ctx: &Ctx<FetchItemsError>` for `fn fetch_items` with
 /// `#[errors(...)]`. It is optional.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Counts to `n`, reporting progress, and stops when the client cancels.
+/// #[tool]
+/// fn count(ctx: &Ctx, n: u32) -> Result<String, ToolError> {
+///     for i in 1..=n {
+///         if ctx.is_cancelled() {
+///             return Err(ToolError::cancelled());
+///         }
+///         ctx.progress(f64::from(i), Some(f64::from(n)), None);
+///     }
+///     ctx.info(format!("counted to {n}"));
+///     Ok(format!("counted to {n} in request {}", ctx.request_id()))
+/// }
+///
+/// let ctx = Ctx::for_test();
+/// assert!(count::handler(&ctx, 3).unwrap().starts_with("counted to 3"));
+/// ```
+///
+/// The guide's chapter on it: [`crate::guide::context`].
 pub struct Ctx<R = NoReasons> {
     info: CallInfo,
     _contract: PhantomData<fn() -> R>,
@@ -470,7 +492,7 @@ impl<R> Ctx<R> {
     }
 
     /// Who is calling: the principal of the request's access token, when the server checks
-    /// tokens ([`ServerBuilder::authorization`](crate::ServerBuilder::authorization)) or a
+    /// tokens (`ServerBuilder::authorization`, feature `http`) or a
     /// middleware in front of the HTTP endpoint put a [`Principal`] in the request's
     /// extensions. `None` on stdio, in-process, and over HTTP without authorization.
     pub fn principal(&self) -> Option<&Principal> {

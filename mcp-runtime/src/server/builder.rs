@@ -13,6 +13,28 @@ use crate::tools::tool::{ToolDef, ToolSpec};
 use super::{CacheScope, Error, Options, Policy, PolicyRequest, Refusal, Registered, Server, Shared, Tools};
 
 /// Builds a [`Server`]; see [`Server::builder`].
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use std::time::Duration;
+///
+/// /// Says hello.
+/// #[tool]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// let server = Server::builder("hello", "1.0.0")
+///     .instructions("Call hello to be greeted.")
+///     .default_timeout(Duration::from_secs(30))
+///     .tool(hello)
+///     .build()
+///     .unwrap();
+/// # let _ = server;
+/// ```
+///
+/// Every setting is in the guide: [`crate::guide::getting_started`] (the server),
+/// [`crate::guide::http`] (HTTP and the limits).
 #[must_use]
 pub struct ServerBuilder {
     name: String,
