@@ -66,6 +66,7 @@ impl Server {
             let _ = done.send(result);
         })?;
         let served = served.await.unwrap_or_else(|_| Err(std::io::Error::other("the stdio thread panicked").into()));
+        crate::transport::flush_telemetry().await;
         crate::context::logging::flush_stderr(Duration::from_millis(500));
         served
     }
@@ -77,7 +78,9 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.serve_on(input, output, &tokio::runtime::Handle::current(), std::future::pending()).await
+        let served = self.serve_on(input, output, &tokio::runtime::Handle::current(), std::future::pending()).await;
+        crate::transport::flush_telemetry().await;
+        served
     }
 
     /// The loop, spawning calls on `calls`, until EOF on `input` or `stop` resolves.
@@ -96,9 +99,11 @@ impl Server {
         let outbox = Arc::new(Outbox::default());
         // Turned on at EOF: listen streams end with their graceful result.
         let (closing, closing_rx) = tokio::sync::watch::channel(false);
-        let channel = Channel::new(Some(Arc::clone(&outbox)), None);
-        let session =
-            Arc::new(Session::new(Arc::clone(&self.shared), Arc::new(State::new()), channel, Some(closing_rx)));
+        let channel = Channel::new(Some(Arc::clone(&outbox)), None)
+            .on_connection(CONNECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
+        let state = Arc::new(State::new());
+        let clock = self.shared.observer.session(crate::rpc::channel::Transport::Stdio);
+        let session = Arc::new(Session::new(Arc::clone(&self.shared), Arc::clone(&state), channel, Some(closing_rx)));
         let mut calls = JoinSet::new();
         let mut lines = LineReader::new(input, options.max_line_bytes);
         let mut out = Outgoing::new(output);
@@ -193,9 +198,13 @@ impl Server {
                 }
             }
         }
+        clock.end(state.protocol_version());
         Ok(())
     }
 }
+
+/// Stdio connections served by this process, for per-connection limits.
+static CONNECTIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// EOF, a read error or a signal: no more requests are read, calls in flight may finish
 /// within `grace`, and listen streams end with their graceful result.
