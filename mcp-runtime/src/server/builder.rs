@@ -135,6 +135,7 @@ impl ServerBuilder {
     /// ```no_run
     /// use mcp_runtime::prelude::*;
     ///
+    /// # /// Adds two numbers.
     /// # #[tool] fn add(a: i64, b: i64) -> i64 { a + b }
     /// #[tokio::main]
     /// async fn main() -> Result<(), mcp_runtime::Error> {
@@ -149,12 +150,15 @@ impl ServerBuilder {
         use tracing_subscriber::util::SubscriberInitExt as _;
         let telemetry = crate::observe::export::telemetry(&self.name, &self.version);
         self.metrics = telemetry.is_some();
-        let installed = tracing_subscriber::registry()
+        let logging = tracing_subscriber::registry()
             .with(crate::context::logging::stderr_layer())
-            .with(crate::context::logging::client_log_layer())
-            .with(telemetry.map(crate::observe::export::layer))
-            .try_init()
-            .is_ok();
+            .with(crate::context::logging::client_log_layer());
+        // Without an export, exactly the subscriber of `init_stderr_logging` (not one with an
+        // empty `Option` layer, which would weigh in on every callsite's interest).
+        let installed = match telemetry {
+            Some(telemetry) => logging.with(crate::observe::export::layer(telemetry)).try_init().is_ok(),
+            None => logging.try_init().is_ok(),
+        };
         let given = crate::observe::export::LAYER_GIVEN.load(std::sync::atomic::Ordering::Relaxed);
         if !installed && !given && telemetry.is_some() {
             let instead = if crate::context::logging::installed_by_init() {
