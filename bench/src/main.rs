@@ -1,7 +1,8 @@
 //! `add-server [--http <addr> [--stateless]]`: one tool, `add {a, b} → {sum}`, the tool the
 //! reference servers of `compare.sh` (rmcp and a hand-written floor) serve, so that the
 //! comparison is between servers doing the same work. Built with the default features (stdio
-//! only); `--features http` for the HTTP comparison.
+//! only); `--features http` for the HTTP comparison, `--features otel` to measure what the
+//! OpenTelemetry export costs (with and without `OTEL_EXPORTER_OTLP_ENDPOINT`).
 
 use mcp_runtime::prelude::*;
 
@@ -32,6 +33,10 @@ async fn main() -> Result<(), mcp_runtime::Error> {
             std::process::exit(2);
         }
     };
-    let server = args.configure(Server::builder("add-server", env!("CARGO_PKG_VERSION")).tool(add)).build()?;
+    let builder = args.configure(Server::builder("add-server", env!("CARGO_PKG_VERSION")).tool(add));
+    // With `--features otel`: the OTEL_* variables say whether (and where) to export.
+    #[cfg(feature = "otel")]
+    let builder = builder.otel();
+    let server = builder.build()?;
     args.serve(server).await
 }

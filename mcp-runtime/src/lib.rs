@@ -58,9 +58,9 @@
 //! | `transport/` | bytes in and out: `stdio`, `http/` (feature `http`), `in_process`, `args` |
 //! | `protocol/` | one connection's requests: `session`, `dispatch` (`tools/call`), `router` (the other features) |
 //! | `server/` | the registry built once: `builder`, `options` (every limit), `list` (`tools/list` pages) |
-//! | `tools/`, `features/` | what a tool is at run time (`tool`, `params`, `output`, `checks`); resources, prompts, completion |
+//! | `tools/`, `features/`, `observe/` | what a tool is at run time (`tool`, `params`, `output`, `checks`); resources, prompts, completion; what a request leaves behind: its `span` (trace `context` from `_meta`), `metrics`, their OTLP `export` (feature `otel`) |
 //! | `context/` | what a handler sees: `ctx`, `logging`, `ask`, `shim`, `consent`, `text` |
-//! | `schema/` | JSON Schema made once (`generate`) and checked per call (`validate`) |
+//! | `schema/`, `hooks/` | JSON Schema made once (`generate`) and checked per call (`validate`); the author's code around every call: `Hook`, `policy`, `rate_limit`, `audit` |
 //! | `rpc/` | the wire: `jsonrpc`, `era`, `channel`, `outbox`, `pending`, `request_id`, `envelope`, `catch` |
 //! | `state/`, `auth/` | what outlives a call (`store`, `redis`, `seal`); who calls (`principal`, `bearer`, `jwt`) |
 //!
@@ -75,7 +75,10 @@
 //! registry, checks its scopes and the policy, validates the arguments
 //! (`schema::validate`: failures as text), runs the handler (`context::ctx` is what it sees;
 //! blocking handlers on the blocking pool), checks its output (`tools::output`), and renders a
-//! failure with `rpc::envelope` (recovery fill, log record, envelope). The answer goes back
+//! failure with `rpc::envelope` (recovery fill, log record, envelope). Before the arguments are
+//! checked, the server's `hooks` may refuse the call (`.policy(..)`, a rate limit).
+//! The session watches every request from when it takes it to its answer (`observe`: one
+//! `SERVER` span by the OpenTelemetry conventions, the metrics, the hooks' `after`). The answer goes back
 //! through `rpc::channel` (where the request's messages go) and `rpc::outbox` (waiting for
 //! the transport) to the transport.
 //!
@@ -124,6 +127,8 @@ mod context;
 mod features;
 #[doc(hidden)]
 pub mod fuzzing;
+mod hooks;
+mod observe;
 mod protocol;
 mod rpc;
 mod schema;
@@ -145,6 +150,8 @@ pub use context::text::TextValue;
 pub use features::completion::IntoCompletion;
 pub use features::prompts::{IntoPrompt, PromptResult};
 pub use features::resources::{IntoListing, IntoResource, Resource, ResourceDir};
+pub use hooks::policy::{PolicyRequest, Refusal};
+pub use hooks::{Audit, AuditRecord, CallerKey, ErrorView, Hook, HookRequest, Outcome, OutcomeKind, RateLimit};
 #[cfg(feature = "jwt")]
 pub use jsonwebtoken::Algorithm;
 pub use mcp_core::{
@@ -152,10 +159,11 @@ pub use mcp_core::{
     PromptMessage, ResourceContents, Role, Severity, ToolAnnotations, ToolError, classify,
 };
 pub use mcp_macros::{contract, errors, prompt, resource, tool};
+pub use rpc::channel::Transport;
 pub use rpc::jsonrpc::RpcError;
 pub use rpc::request_id::RequestId;
 pub use schemars;
-pub use server::{CacheScope, Error, PolicyRequest, Refusal, Server, ServerBuilder, store_from_url};
+pub use server::{CacheScope, Error, Server, ServerBuilder, store_from_url};
 #[cfg(feature = "redis")]
 pub use state::redis::RedisStore;
 pub use state::store::{MemoryStore, State, StateStore, StoreError};
@@ -170,6 +178,36 @@ pub mod guide;
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The `tracing` layer that exports spans over OTLP (feature `otel`), for a subscriber you
+/// install yourself: `None` when the environment configures no export (see
+/// [`ServerBuilder::otel`], which reads the same variables and adds the metrics). Add it,
+/// then call `.otel()` on the builder as well, for the metrics and the flush at shutdown.
+///
+/// ```no_run
+/// use tracing_subscriber::layer::SubscriberExt as _;
+/// use tracing_subscriber::util::SubscriberInitExt as _;
+///
+/// tracing_subscriber::registry()
+///     .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+///     .with(mcp_runtime::otel_layer())
+///     .init();
+/// ```
+///
+/// Set up here first, the service is named by `OTEL_SERVICE_NAME`, else the program's file
+/// name.
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub fn otel_layer<S>() -> Option<impl tracing_subscriber::Layer<S>>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    let program = std::env::current_exe().ok();
+    let service = program.as_deref().and_then(std::path::Path::file_stem).and_then(std::ffi::OsStr::to_str);
+    let telemetry = observe::export::telemetry(service.unwrap_or("mcp-server"), "")?;
+    observe::export::LAYER_GIVEN.store(true, std::sync::atomic::Ordering::Relaxed);
+    Some(observe::export::layer(telemetry))
+}
 
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {

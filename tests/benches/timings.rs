@@ -33,10 +33,6 @@ fn server() -> Client {
     c
 }
 
-fn call_line(id: i64, name: &str, arguments: &Value) -> String {
-    call_line_with(id, name, arguments, None)
-}
-
 fn call_line_with(id: i64, name: &str, arguments: &Value, progress_token: Option<i64>) -> String {
     if let Some(token) = progress_token {
         return json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name,

@@ -9,6 +9,7 @@ mod context_tools;
 pub mod fixture;
 pub mod http;
 pub mod oauth;
+pub mod otlp;
 pub mod props;
 pub mod redis;
 mod secret_tools;

@@ -61,8 +61,8 @@ fn with_server<F: std::future::Future<Output = ()>>(client: impl FnOnce(Peer) ->
     let (server_out, client_in) = tokio::io::duplex(1 << 16);
     runtime.block_on(async move {
         let peer = Peer { to: client_out, from: BufReader::new(client_in).lines() };
-        let (served, ()) = tokio::join!(server.serve(server_in, server_out), client(peer));
-        served.expect("served until EOF");
+        let (outcome, ()) = tokio::join!(server.serve(server_in, server_out), client(peer));
+        outcome.expect("served until EOF");
     });
 }
 

@@ -716,6 +716,8 @@ impl Call {
 /// completer): who asked, where its messages go, and the server's state.
 pub(crate) struct Caller<'a> {
     pub(crate) channel: &'a Arc<Channel>,
+    /// The server's hooks: a resource's or a prompt's call passes their `before`.
+    pub(crate) hooks: &'a crate::hooks::Hooks,
     pub(crate) client: &'a Client,
     pub(crate) cancel: &'a Arc<CancelState>,
     pub(crate) stores: &'a Arc<Stores>,

@@ -28,14 +28,46 @@ use crate::rpc::request_id::RequestId;
 /// the server's stderr and never reads it cannot stop the server. While the queue is full,
 /// records are dropped, and a line says how many once stderr drains.
 pub fn init_stderr_logging() {
+    if tracing_subscriber::registry().with(stderr_layer()).with(client_log_layer()).try_init().is_ok() {
+        INSTALLED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// The target of the span of each request received (the OpenTelemetry conventions' `SERVER`
+/// span): a subscriber enables them by it.
+pub(crate) const REQUEST_SPAN_TARGET: &str = "mcp_runtime::request";
+
+/// Set once [`init_stderr_logging`] installed the subscriber.
+static INSTALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether [`init_stderr_logging`] installed the process's subscriber.
+#[cfg_attr(not(feature = "otel"), allow(dead_code))] // read by `ServerBuilder::otel`
+pub(crate) fn installed_by_init() -> bool {
+    INSTALLED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The stderr layer of the default subscriber: records at `info` and above unless
+/// `RUST_LOG` says otherwise, in [`CallFormat`]. The request spans of the OpenTelemetry
+/// conventions (target `mcp_runtime::request`) are left out unless `RUST_LOG` names that
+/// target: the call's scope already prints the request id, and a span per request would
+/// cost every call.
+pub(crate) fn stderr_layer<S>() -> impl Layer<S> + Send + Sync + 'static
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let stderr = tracing_subscriber::fmt::layer()
+    let asked = std::env::var("RUST_LOG").ok();
+    let mut filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    if !asked.is_some_and(|a| a.contains(REQUEST_SPAN_TARGET))
+        && let Ok(off) = format!("{REQUEST_SPAN_TARGET}=off").parse()
+    {
+        filter = filter.add_directive(off);
+    }
+    tracing_subscriber::fmt::layer()
         .with_writer(|| Record(Vec::with_capacity(256)))
         .with_ansi(false)
         .event_format(CallFormat)
-        .with_filter(filter);
-    let _ = tracing_subscriber::registry().with(stderr).with(client_log_layer()).try_init();
+        .with_filter(filter)
 }
 
 /// The request id of the call whose handler is running on this thread, if any: for your own

@@ -13,6 +13,7 @@ use crate::auth::principal::Principal;
 use crate::context::ask::{self, Reply};
 use crate::context::ctx::{BoxFuture, Caller};
 use crate::context::shim::{self, Served};
+use crate::hooks::{HookRequest, Refused};
 use crate::rpc::catch::{CatchUnwind, panic_failure};
 use crate::rpc::envelope::{Origin, Site, fail_rpc};
 use crate::rpc::jsonrpc::RpcError;
@@ -196,6 +197,16 @@ pub(crate) async fn get(
     };
     if let Err(err) = crate::auth::principal::require(caller.channel.principal(), prompt.scopes, prompt.name) {
         return Err(refuse(prompt.name, err, request_id));
+    }
+    let sent = params.and_then(|p| p.get("arguments"));
+    match caller.hooks.before(&HookRequest::new("prompts/get", prompt.name, sent, caller.channel, caller.client)) {
+        Ok(()) => {}
+        Err(Refused::By(err)) => return Err(refuse(prompt.name, err, request_id)),
+        Err(Refused::Panicked(payload)) => {
+            let err = panic_failure("Prompt", prompt.name, &*payload, request_id);
+            let site = Site { family: "prompt", tool: prompt.name, contract: &[], structured: true, causes: 0 };
+            return Err(fail_rpc(site, err, request_id, Origin::Fault, None));
+        }
     }
     let arguments = match params.and_then(|p| p.get("arguments")) {
         None | Some(Value::Null) => Map::new(),

@@ -14,6 +14,7 @@ use crate::context::ask::{self, Reply};
 use crate::context::ctx::{BoxFuture, Call, Caller};
 use crate::context::shim::{self, Served};
 use crate::features::uri_template::UriTemplate;
+use crate::hooks::{HookRequest, Refused};
 use crate::rpc::catch::{CatchUnwind, panic_failure};
 use crate::rpc::envelope::{Origin, Site, fail_rpc};
 use crate::rpc::era::{Client, Era};
@@ -445,6 +446,14 @@ pub(crate) async fn read(
     if let Err(err) = crate::auth::principal::require(caller.channel.principal(), spec.scopes, spec.name) {
         let site = Site { contract: &[], ..resource.site(0) };
         return Err(fail_rpc(site, err, request_id, Origin::Refusal, None));
+    }
+    let hooked = HookRequest::new("resources/read", &uri, None, caller.channel, caller.client);
+    match caller.hooks.before(&hooked) {
+        Ok(()) => {}
+        Err(Refused::By(err)) => {
+            return Err(fail_rpc(Site { contract: &[], ..resource.site(0) }, err, request_id, Origin::Refusal, None));
+        }
+        Err(Refused::Panicked(payload)) => return Err(panicked(resource, caller.causes, &*payload, request_id)),
     }
     let names = resource.template.iter().flat_map(UriTemplate::variables);
     let args: Map<String, Value> = names.zip(values).map(|(n, v)| (n.to_owned(), Value::String(v))).collect();

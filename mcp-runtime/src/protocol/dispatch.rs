@@ -5,7 +5,6 @@
 use std::any::Any;
 use std::fmt::Write as _;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -19,13 +18,14 @@ use crate::context::ask::{self, CAPABILITY_MISSING, INVALID_STATE, Operation, Re
 use crate::context::ctx::{Call, CallInfo, CancelState, Progress};
 use crate::context::logging::{InCall, Scope};
 use crate::context::shim::{self, Round};
+use crate::hooks::{HookRequest, Refused};
 use crate::rpc::catch::{CatchUnwind, panic_text};
 use crate::rpc::channel::Channel;
 use crate::rpc::envelope::{Origin, Site, display_name, fail};
 use crate::rpc::era::{Client, Era};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
-use crate::server::{BoxFuture, PolicyRequest, Registered, Shared, Tools};
+use crate::server::{BoxFuture, Registered, Shared, Tools};
 use crate::tools::output::Output;
 
 /// A `tools/call` whose params have the `CallToolRequest` shape.
@@ -69,7 +69,7 @@ pub(crate) async fn call(
     if let Err(err) = crate::auth::principal::require(channel.principal(), tool.spec.scopes, name) {
         return Ok(Reply::Complete(fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, None)));
     }
-    if let Some(refused) = refused_by_policy(shared, site, client, request_id) {
+    if let Some(refused) = refused_by_hooks(shared, site, channel, client, req.arguments.as_ref(), request_id) {
         return Ok(Reply::Complete(refused));
     }
 
@@ -166,20 +166,22 @@ fn finished(tool: &Registered, site: Site<'_>, output: Output, request_id: Reque
     })
 }
 
-/// The server's policy on this call: `None` to go on, or the refusal (or the policy's panic).
-fn refused_by_policy(
+/// The server's hooks (its policy among them) on this call: `None` to go on, or the
+/// refusal (or a hook's panic).
+fn refused_by_hooks(
     shared: &Shared,
     site: Site<'_>,
+    channel: &Channel,
     client: &Client,
+    arguments: Option<&Value>,
     request_id: RequestId,
 ) -> Option<CallToolResult> {
-    let policy = shared.policy.as_ref()?;
-    let request = PolicyRequest { tool: site.tool, client_info: client.info() };
-    // The policy is the author's code: a panic in it fails this call, like one in a handler.
-    match std::panic::catch_unwind(AssertUnwindSafe(|| policy(&request))) {
-        Ok(None) => None,
-        Ok(Some(refusal)) => Some(unavailable(site, refusal.reason.as_deref(), refusal.hint.as_deref(), request_id)),
-        Err(payload) => Some(panicked(site, &*payload, request_id)),
+    let request = HookRequest::new("tools/call", site.tool, arguments, channel, client);
+    // Hooks are the author's code: a panic in one fails this call, like one in a handler.
+    match shared.observer.hooks.before(&request) {
+        Ok(()) => None,
+        Err(Refused::By(err)) => Some(fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, None)),
+        Err(Refused::Panicked(payload)) => Some(panicked(site, &*payload, request_id)),
     }
 }
 
@@ -403,13 +405,7 @@ pub(crate) fn busy(shared: &Shared, name: &str) -> CallToolResult {
 }
 
 fn unavailable(site: Site<'_>, reason: Option<&str>, hint: Option<&str>, request_id: RequestId) -> CallToolResult {
-    let name = site.tool;
-    let mut message = format!("Tool unavailable: {name}.");
-    if let Some(reason) = reason {
-        let _ = write!(message, " Reason: {}.", reason.trim_end_matches('.'));
-    }
-    let hint = hint.unwrap_or("Pick another tool from tools/list; this one cannot be called now.").to_owned();
-    let err = ToolError::forbidden(message).reason("tool_unavailable").retryable(false).hint(hint);
+    let err = crate::hooks::policy::unavailable(site.tool, reason, hint);
     fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, None)
 }
 

@@ -12,8 +12,12 @@ use std::sync::{Arc, Mutex};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use tracing::Instrument as _;
+
 use crate::context::ask::Reply;
 use crate::context::ctx::CancelState;
+use crate::hooks::Answer;
+use crate::observe::Watch;
 use crate::protocol::dispatch::{self, CallRequest};
 use crate::protocol::router::{self, Feature, Listening};
 use crate::rpc::channel::Channel;
@@ -83,6 +87,11 @@ impl State {
         State { per_request: true, ..State::new() }
     }
 
+    /// The revision `initialize` negotiated, if one did.
+    pub(crate) fn protocol_version(&self) -> Option<&'static str> {
+        self.legacy.version()
+    }
+
     /// Whether an `initialize` succeeded.
     pub(crate) fn is_initialized(&self) -> bool {
         self.initialized.load(Ordering::Acquire)
@@ -126,6 +135,8 @@ pub(crate) enum Next {
 pub(crate) struct Job {
     client: Client,
     work: Work,
+    /// The request, watched until its answer.
+    watch: Watch,
 }
 
 enum Work {
@@ -234,7 +245,7 @@ impl Session {
                         if let Seen::Parked(Parked { registered: true, .. }) = seen {
                             self.in_flight_map().remove(id.get());
                         }
-                        self.send(jsonrpc::error(Some(id), &e));
+                        self.refuse(id, &method, params, None, &e);
                         return Next::Done;
                     }
                 };
@@ -246,11 +257,21 @@ impl Session {
                     // here instead, so its id is free again.
                     self.in_flight_map().remove(id.get());
                 }
-                let answer = match client.era() {
+                let watch = self.watch(&method, id, params);
+                let answer = watch.span().in_scope(|| match client.era() {
                     Era::Modern => self.modern(id, &method, params, &client),
                     _ => self.legacy(id, &method, params, &client),
-                };
-                self.send(answer.unwrap_or_else(|e| jsonrpc::error(Some(id), &e)));
+                });
+                match answer {
+                    Ok(line) => {
+                        self.end(watch, Some(&client), Answer::Result);
+                        self.send(line);
+                    }
+                    Err(e) => {
+                        self.end(watch, Some(&client), Answer::Error(&e));
+                        self.send(jsonrpc::error(Some(id), &e));
+                    }
+                }
             }
         }
         Next::Done
@@ -491,28 +512,33 @@ impl Session {
                     "Invalid request: id {} is already in use by a call in progress; send each request with a new id",
                     shown_id(id)
                 );
-                self.send(jsonrpc::error(Some(id), &RpcError::invalid_request(message)));
+                self.refuse(id, method, params, Some(&client), &RpcError::invalid_request(message));
                 return Next::Done;
             };
             if !admit.run {
                 if admit.refuse {
                     self.in_flight_map().remove(id.get());
-                    let answer = match work(params) {
-                        Ok(Work::Call(req)) => self.result(id, &client, dispatch::busy(&self.shared, &req.name)),
-                        Ok(Work::Listen { .. } | Work::Feature(_)) => jsonrpc::error(
-                            Some(id),
-                            &RpcError {
+                    match work(params) {
+                        Ok(Work::Call(req)) => {
+                            let mut watch = self.watch(method, id, params);
+                            watch.names(&self.shared.observer, &req.name, req.arguments.as_ref());
+                            let result = dispatch::busy(&self.shared, &req.name);
+                            self.end(watch, Some(&client), Answer::Tool(&result));
+                            self.send(self.result(id, &client, result));
+                        }
+                        Ok(Work::Listen { .. } | Work::Feature(_)) => {
+                            let busy = RpcError {
                                 code: -32603,
                                 message: format!(
                                     "Server busy: {} requests are already running; retry later",
                                     self.shared.options.max_in_flight
                                 ),
                                 data: None,
-                            },
-                        ),
-                        Err(e) => jsonrpc::error(Some(id), &e),
-                    };
-                    self.send(answer);
+                            };
+                            self.refuse(id, method, params, Some(&client), &busy);
+                        }
+                        Err(e) => self.refuse(id, method, params, Some(&client), &e),
+                    }
                     return Next::Done;
                 }
                 return Next::Park(Parked { call: true, registered: true });
@@ -520,13 +546,44 @@ impl Session {
             cancel
         };
         match work(params) {
-            Ok(work) => Next::Call { id: id.to_owned(), job: Job { client, work }, cancel },
+            Ok(work) => {
+                let mut watch = self.watch(method, id, params);
+                match &work {
+                    Work::Call(req) => watch.names(&self.shared.observer, &req.name, req.arguments.as_ref()),
+                    Work::Feature(Feature::GetPrompt(Some(params))) => {
+                        let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
+                        watch.names(&self.shared.observer, name, params.get("arguments"));
+                    }
+                    Work::Feature(Feature::Read(uri, _)) => watch.reads(uri),
+                    _ => {}
+                }
+                Next::Call { id: id.to_owned(), job: Job { client, work, watch }, cancel }
+            }
             Err(e) => {
                 self.in_flight_map().remove(id.get());
-                self.send(jsonrpc::error(Some(id), &e));
+                self.refuse(id, method, params, Some(&client), &e);
                 Next::Done
             }
         }
+    }
+
+    /// Begins watching a request.
+    fn watch(&self, method: &str, id: &RawValue, params: Option<&RawValue>) -> Watch {
+        self.shared.observer.begin(method, Some(id), params, &self.channel)
+    }
+
+    /// Ends the watch of a request with its answer, before the answer is sent.
+    fn end(&self, watch: Watch, client: Option<&Client>, answer: Answer<'_>) {
+        watch.end(&self.shared.observer, &self.channel, client, answer, &|method, name| {
+            self.shared.serves(method, name)
+        });
+    }
+
+    /// Answers a request with a protocol error, watched like any answer.
+    fn refuse(&self, id: &RawValue, method: &str, params: Option<&RawValue>, client: Option<&Client>, e: &RpcError) {
+        let watch = self.watch(method, id, params);
+        self.end(watch, client, Answer::Error(e));
+        self.send(jsonrpc::error(Some(id), e));
     }
 
     fn in_flight_map(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Arc<CancelState>>> {
@@ -629,28 +686,44 @@ impl Session {
         cancel: Arc<CancelState>,
     ) -> futures_util::future::Either<impl Future<Output = ()> + Send, BoxFuture<'static, ()>> {
         use futures_util::future::Either;
-        let Job { client, work } = job;
+        let Job { client, work, watch } = job;
         match work {
-            Work::Call(req) => Either::Left(self.run_tool(id, client, req, cancel)),
-            Work::Listen { tools, more } => Either::Right(Box::pin(self.listen(id, tools, more, cancel))),
-            Work::Feature(feature) => Either::Right(Box::pin(self.run_feature(id, client, feature, cancel))),
+            Work::Call(req) => Either::Left(self.run_tool(id, client, req, cancel, watch)),
+            Work::Listen { tools, more } => Either::Right(Box::pin(self.listen(id, tools, more, cancel, watch))),
+            Work::Feature(feature) => Either::Right(Box::pin(self.run_feature(id, client, feature, cancel, watch))),
         }
     }
 
     /// A `tools/call` run to its end unless the client cancels it (then nothing is sent).
-    async fn run_tool(self: Arc<Self>, id: Box<RawValue>, client: Client, req: CallRequest, cancel: Arc<CancelState>) {
-        let call = std::pin::pin!(dispatch::call(&self.shared, &self.channel, &client, req, Arc::clone(&cancel)));
+    async fn run_tool(
+        self: Arc<Self>,
+        id: Box<RawValue>,
+        client: Client,
+        req: CallRequest,
+        cancel: Arc<CancelState>,
+        watch: Watch,
+    ) {
+        let call = dispatch::call(&self.shared, &self.channel, &client, req, Arc::clone(&cancel));
+        let call = std::pin::pin!(call.instrument(watch.span().clone()));
         let outcome = unless_cancelled(call, &cancel, self.shared.options.cancel_grace).await;
         self.in_flight_map().remove(id.get());
         // A cancel that arrived while the result was being built still wins: once the client
         // cancelled, nothing more is sent for this id.
         match outcome.filter(|_| !cancel.is_cancelled()) {
-            Some(Ok(Reply::Complete(result))) => self.send(self.result(&id, &client, result)),
+            Some(Ok(Reply::Complete(result))) => {
+                self.end(watch, Some(&client), Answer::Tool(&result));
+                self.send(self.result(&id, &client, result));
+            }
             Some(Ok(Reply::InputRequired(asked))) => {
+                self.end(watch, Some(&client), Answer::InputRequired);
                 self.send(jsonrpc::success(&id, &crate::context::ask::render(&asked, &self.shared.server_info)));
             }
-            Some(Err(e)) => self.send(jsonrpc::error(Some(&id), &e)),
+            Some(Err(e)) => {
+                self.end(watch, Some(&client), Answer::Error(&e));
+                self.send(jsonrpc::error(Some(&id), &e));
+            }
             None => {
+                self.end(watch, Some(&client), Answer::Cancelled);
                 tracing::debug!(request = id.get(), "call cancelled by the client; no response sent");
                 self.channel.unanswered();
             }
@@ -665,9 +738,11 @@ impl Session {
         client: Client,
         feature: Feature,
         cancel: Arc<CancelState>,
+        watch: Watch,
     ) {
         let caller = crate::context::ctx::Caller {
             channel: &self.channel,
+            hooks: &self.shared.observer.hooks,
             client: &client,
             cancel: &cancel,
             stores: &self.shared.stores,
@@ -675,13 +750,20 @@ impl Session {
             causes: self.shared.options.error_causes,
             ask_timeout: self.shared.options.ask_timeout,
         };
-        let fut = router::run(&self.shared, &caller, feature);
+        let fut = router::run(&self.shared, &caller, feature).instrument(watch.span().clone());
         let outcome = unless_cancelled(std::pin::pin!(fut), &cancel, self.shared.options.cancel_grace).await;
         self.in_flight_map().remove(id.get());
         match outcome.filter(|_| !cancel.is_cancelled()) {
-            Some(Ok(result)) => self.send(jsonrpc::success(&id, &result)),
-            Some(Err(e)) => self.send(jsonrpc::error(Some(&id), &e)),
+            Some(Ok(result)) => {
+                self.end(watch, Some(&client), Answer::Result);
+                self.send(jsonrpc::success(&id, &result));
+            }
+            Some(Err(e)) => {
+                self.end(watch, Some(&client), Answer::Error(&e));
+                self.send(jsonrpc::error(Some(&id), &e));
+            }
             None => {
+                self.end(watch, Some(&client), Answer::Cancelled);
                 tracing::debug!(request = id.get(), "request cancelled by the client; no response sent");
                 self.channel.unanswered();
             }
@@ -691,7 +773,14 @@ impl Session {
     /// A listen stream: the acknowledgement, then the list changes and resource updates it
     /// asked for, tagged with the stream's id, until the client cancels it (no answer) or
     /// the transport ends (the graceful listen result).
-    async fn listen(self: Arc<Self>, id: Box<RawValue>, tools: bool, more: Listening, cancel: Arc<CancelState>) {
+    async fn listen(
+        self: Arc<Self>,
+        id: Box<RawValue>,
+        tools: bool,
+        more: Listening,
+        cancel: Arc<CancelState>,
+        watch: Watch,
+    ) {
         let tag = json!({era::SUBSCRIPTION_KEY: &*id});
         let shared = &self.shared;
         let (mut tool_list, mut prompt_list, mut resource_list) = (
@@ -759,9 +848,11 @@ impl Session {
         };
         self.in_flight_map().remove(id.get());
         if graceful {
+            self.end(watch, None, Answer::Result);
             let empty = serde_json::Map::new();
             self.send(jsonrpc::success(&id, &Complete::listen_end(&empty, &self.shared.server_info, &id)));
         } else {
+            self.end(watch, None, Answer::Cancelled);
             tracing::debug!(request = id.get(), "listen stream cancelled by the client");
             self.channel.unanswered();
         }

@@ -24,12 +24,62 @@ pub(crate) struct Channel {
     /// Who sent the request: the principal the HTTP request carries in its extensions (put
     /// there by the transport's token check, or by the author's middleware); none on stdio.
     principal: Option<Principal>,
+    /// The 2025 HTTP session the request belongs to.
+    session: Option<Arc<str>>,
+    /// The stdio connection (a number of this process), 0 elsewhere.
+    connection: u64,
+}
+
+/// How a request reached the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Transport {
+    /// Newline-delimited JSON-RPC on a byte stream: stdio ([`Server::serve_stdio`](crate::Server::serve_stdio)),
+    /// or the streams given to [`Server::serve`](crate::Server::serve).
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+    /// An in-process call ([`Server::call`](crate::Server::call), a `Connection`).
+    InProcess,
 }
 
 impl Channel {
     pub(crate) fn new(out: Option<Arc<Outbox>>, http: Option<Arc<http::request::Parts>>) -> Self {
         let principal = http.as_ref().and_then(|parts| parts.extensions.get::<Principal>().cloned());
-        Channel { out, http, answers: true, principal }
+        Channel { out, http, answers: true, principal, session: None, connection: 0 }
+    }
+
+    /// The channel of a request of the 2025 HTTP session `id`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    pub(crate) fn in_session(mut self, id: Arc<str>) -> Self {
+        self.session = Some(id);
+        self
+    }
+
+    /// The channel of the stdio connection numbered `n`.
+    pub(crate) fn on_connection(mut self, n: u64) -> Self {
+        self.connection = n;
+        self
+    }
+
+    /// How the requests arrived.
+    pub(crate) fn transport(&self) -> Transport {
+        match (&self.out, &self.http) {
+            (None, _) => Transport::InProcess,
+            (Some(_), Some(_)) => Transport::Http,
+            (Some(_), None) => Transport::Stdio,
+        }
+    }
+
+    /// The 2025 HTTP session of the requests, if any.
+    pub(crate) fn session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
+    /// The stdio connection's number (0 for other transports).
+    pub(crate) fn connection(&self) -> u64 {
+        self.connection
     }
 
     /// Makes `principal` the sender of the requests (a test context's).

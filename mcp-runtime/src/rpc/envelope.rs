@@ -65,10 +65,32 @@ pub(crate) fn fail(
     }
     log(site, &error, request_id, entry, origin, None);
     let mut result = render(&error, request_id, issues);
-    if !site.structured {
-        result.structured_content = None;
+    if !site.structured
+        && let Some(mut structured) = result.structured_content.take()
+    {
+        let error = structured.get_mut("error").map(Value::take).unwrap_or_default();
+        STRIPPED.with(|note| *note.borrow_mut() = Some((request_id, error)));
     }
     result
+}
+
+thread_local! {
+    /// The `structuredContent.error` that `fail` last left out of an error result on this
+    /// thread (a tool that declares an `outputSchema`), with its request id: the observer of
+    /// the call (its span, metrics, hooks) reads it back right after, in the same poll.
+    static STRIPPED: std::cell::RefCell<Option<(RequestId, Value)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The `structuredContent.error` that `fail` left out of `result`, an error result it made
+/// on this thread: found by the request id its text ends with, so that nothing of another
+/// call is ever taken for it.
+pub(crate) fn stripped_error(result: &CallToolResult) -> Option<Value> {
+    let text = result.first_text()?;
+    let id = text.strip_suffix(')')?.rsplit_once("request ")?.1;
+    STRIPPED.with(|note| {
+        let mut note = note.borrow_mut();
+        if note.as_ref().is_some_and(|(noted, _)| noted.as_str() == id) { note.take().map(|(_, e)| e) } else { None }
+    })
 }
 
 /// A plain error (its message is its source's own text, and it has no reason) with the rest

@@ -120,6 +120,11 @@ impl Legacy {
         let _ = self.capabilities.set(capabilities.unwrap_or_else(|| Value::Object(serde_json::Map::new())));
     }
 
+    /// The revision `initialize` negotiated, once it did.
+    pub(crate) fn version(&self) -> Option<&'static str> {
+        self.version.get().copied()
+    }
+
     pub(crate) fn set_level(&self, level: LogLevel) {
         self.log_level.store(level as u8, Ordering::Relaxed);
     }
@@ -143,7 +148,7 @@ impl Client {
     /// The revision this request speaks: the modern claim, or what `initialize` negotiated.
     pub(crate) fn protocol_version(&self) -> Option<&'static str> {
         match self {
-            Client::Legacy(legacy) => legacy.version.get().copied(),
+            Client::Legacy(legacy) => legacy.version(),
             Client::Modern(envelope) => Some(envelope.version),
         }
     }

@@ -10,7 +10,8 @@ use crate::state::seal::Sealer;
 use crate::state::store::{AppData, StateStore, StoreError, Stores};
 use crate::tools::tool::{ToolDef, ToolSpec};
 
-use super::{CacheScope, Error, Options, Policy, PolicyRequest, Refusal, Registered, Server, Shared, Tools};
+use super::{CacheScope, Error, Options, PolicyRequest, Refusal, Registered, Server, Shared, Tools};
+use crate::hooks::{Hook, Hooks};
 
 /// Builds a [`Server`]; see [`Server::builder`].
 ///
@@ -42,7 +43,10 @@ pub struct ServerBuilder {
     instructions: Option<String>,
     specs: Vec<(ToolSpec, Option<String>)>,
     pub(crate) options: Options,
-    policy: Option<Box<Policy>>,
+    hooks: Hooks,
+    /// `otel()` found an exporter configured: the server records metrics.
+    #[cfg(feature = "otel")]
+    metrics: bool,
     app_data: AppData,
     store: Result<Option<Arc<dyn StateStore>>, crate::state::store::StoreError>,
     namespace: Option<String>,
@@ -61,7 +65,9 @@ impl Server {
             instructions: None,
             specs: Vec::new(),
             options: Options::default(),
-            policy: None,
+            hooks: Hooks::default(),
+            #[cfg(feature = "otel")]
+            metrics: false,
             app_data: AppData::new(),
             store: Ok(None),
             namespace: None,
@@ -110,10 +116,82 @@ impl ServerBuilder {
         self
     }
 
-    /// A per-call policy, run before argument validation: return a [`Refusal`] to refuse the
-    /// call (`tool_unavailable`; the tool stays listed).
-    pub fn policy(mut self, policy: impl Fn(&PolicyRequest<'_>) -> Option<Refusal> + Send + Sync + 'static) -> Self {
-        self.policy = Some(Box::new(policy));
+    /// A per-call policy on tool calls, run before argument validation: return a
+    /// [`Refusal`] to refuse the call (`tool_unavailable`; the tool stays listed).
+    ///
+    /// A policy is a [`Hook`]: it runs among the hooks, in the order it was added. Each call
+    /// of `policy` adds one (two policies both run; before, the second replaced the first).
+    pub fn policy(self, policy: impl Fn(&PolicyRequest<'_>) -> Option<Refusal> + Send + Sync + 'static) -> Self {
+        self.hook(crate::hooks::policy::PolicyHook(Box::new(policy)))
+    }
+
+    /// Adds a hook around every call of a tool, a resource or a prompt: its
+    /// [`before`](Hook::before) runs after the hooks added before it, once the call is
+    /// resolved and before its arguments are checked, and may refuse the call with a
+    /// failure envelope; its [`after`](Hook::after) runs once the call is answered, before
+    /// those of the hooks added before it. See [`RateLimit`](crate::RateLimit) and
+    /// [`Audit`](crate::Audit).
+    pub fn hook(mut self, hook: impl Hook) -> Self {
+        self.hooks.push(Box::new(hook));
+        self
+    }
+
+    /// Traces and metrics by the OpenTelemetry conventions for MCP, exported over OTLP/HTTP
+    /// as the standard environment says (feature `otel`), and the stderr logging of
+    /// [`init_stderr_logging`](crate::init_stderr_logging): call it instead of that.
+    ///
+    /// Without `OTEL_EXPORTER_OTLP_ENDPOINT` (or a per-signal endpoint) nothing is exported,
+    /// and the server is as without this call. With it: one `SERVER` span per request
+    /// received, the `mcp.server.operation.duration` and `mcp.server.session.duration`
+    /// histograms, and this SDK's calls and active calls; `OTEL_EXPORTER_OTLP_PROTOCOL`
+    /// (`http/protobuf`, `http/json`), `OTEL_SERVICE_NAME` (default: this server's name),
+    /// `OTEL_TRACES_SAMPLER`, `OTEL_METRIC_EXPORT_INTERVAL` and the other standard variables
+    /// apply. What is batched is flushed when the server stops serving. A configuration
+    /// that cannot be served (an `https://` endpoint, `grpc`) turns the export off with a
+    /// line on stderr that says what to do.
+    ///
+    /// The export is set up once per process. When a `tracing` subscriber is installed
+    /// already, spans are exported only if it holds [`otel_layer`](crate::otel_layer) (a
+    /// line on stderr says so); metrics are exported either way.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// # /// Adds two numbers.
+    /// # #[tool] fn add(a: i64, b: i64) -> i64 { a + b }
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), mcp_runtime::Error> {
+    ///     // OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 ./calc
+    ///     Server::builder("calc", "1.0.0").tool(add).otel().build()?.serve_stdio().await
+    /// }
+    /// ```
+    #[cfg(feature = "otel")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+    pub fn otel(mut self) -> Self {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        use tracing_subscriber::util::SubscriberInitExt as _;
+        let telemetry = crate::observe::export::telemetry(&self.name, &self.version);
+        self.metrics = telemetry.is_some();
+        let logging = tracing_subscriber::registry()
+            .with(crate::context::logging::stderr_layer())
+            .with(crate::context::logging::client_log_layer());
+        // Without an export, exactly the subscriber of `init_stderr_logging` (not one with an
+        // empty `Option` layer, which would weigh in on every callsite's interest).
+        let installed = match telemetry {
+            Some(telemetry) => logging.with(crate::observe::export::layer(telemetry)).try_init().is_ok(),
+            None => logging.try_init().is_ok(),
+        };
+        let given = crate::observe::export::LAYER_GIVEN.load(std::sync::atomic::Ordering::Relaxed);
+        if !installed && !given && telemetry.is_some() {
+            let instead = if crate::context::logging::installed_by_init() {
+                "call .otel() instead of init_stderr_logging(): it installs the same logging"
+            } else {
+                "add mcp_runtime::otel_layer() to the subscriber you install"
+            };
+            eprintln!(
+                "mcp-runtime: a tracing subscriber was installed before .otel(), so spans are not exported (metrics are); {instead}"
+            );
+        }
         self
     }
 
@@ -344,7 +422,13 @@ impl ServerBuilder {
                 instructions: self.instructions,
                 server_info,
                 options: self.options,
-                policy: self.policy,
+                observer: crate::observe::Observer {
+                    hooks: self.hooks,
+                    #[cfg(feature = "otel")]
+                    metrics: crate::observe::export::current()
+                        .filter(|_| self.metrics)
+                        .map(|t| Arc::new(crate::observe::metrics::Metrics::new(&t.meter))),
+                },
                 stores,
                 blocking,
             }),

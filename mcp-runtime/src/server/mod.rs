@@ -30,8 +30,6 @@ pub use builder::{ServerBuilder, store_from_url};
 use list::list_pages;
 pub(crate) use list::{cursor_for, page_index};
 pub use options::CacheScope;
-#[cfg(feature = "http")]
-pub(crate) use options::HttpOptions;
 pub(crate) use options::Options;
 
 /// Why a server could not be built.
@@ -84,33 +82,7 @@ pub enum Error {
     Io(#[from] std::io::Error),
 }
 
-/// A policy's verdict on one call: refuse it, with an optional reason and hint written by
-/// the server's author (sent to the caller).
-#[derive(Clone, Debug, Default)]
-pub struct Refusal {
-    /// Appended to the message as ` Reason: <reason>.`
-    pub reason: Option<String>,
-    /// The recovery hint; the default one otherwise.
-    pub hint: Option<String>,
-}
-
-impl Refusal {
-    /// A refusal with a reason.
-    pub fn because(reason: impl Into<String>) -> Self {
-        Refusal { reason: Some(reason.into()), hint: None }
-    }
-}
-
-/// What a policy sees of a call: the tool and the client.
-#[derive(Debug)]
-pub struct PolicyRequest<'a> {
-    /// The tool being called.
-    pub tool: &'a str,
-    /// The client's `clientInfo`, once initialized.
-    pub client_info: Option<&'a Value>,
-}
-
-type Policy = dyn Fn(&PolicyRequest<'_>) -> Option<Refusal> + Send + Sync;
+pub(crate) use crate::hooks::policy::{PolicyRequest, Refusal};
 
 /// One registered tool, ready to serve.
 pub(crate) struct Registered {
@@ -186,7 +158,8 @@ pub(crate) struct Shared {
     prompts: RwLock<Arc<Prompts>>,
     pub(crate) prompts_changed: tokio::sync::watch::Sender<u64>,
     pub(crate) options: Options,
-    pub(crate) policy: Option<Box<Policy>>,
+    /// The hooks around every call, and the metrics when the server exports them.
+    pub(crate) observer: crate::observe::Observer,
     /// App data, the state store and the sealer of `requestState`.
     pub(crate) stores: Arc<Stores>,
     /// Blocking-pool threads handlers may hold at once (`max_in_flight`).
@@ -237,6 +210,16 @@ impl Shared {
         }
         let shown: Vec<Arc<Registered>> = tools.all.iter().filter(|t| self.lists_to(t, principal)).cloned().collect();
         std::borrow::Cow::Owned(list_pages(&shown, &self.options, modern.then_some(&*self.server_info)))
+    }
+
+    /// Whether the server serves the tool (`tools/call`) or prompt (`prompts/get`) `name`:
+    /// only such names are metric attributes.
+    pub(crate) fn serves(&self, method: &str, name: &str) -> bool {
+        match method {
+            "tools/call" => self.tools().get(name).is_some(),
+            "prompts/get" => self.prompts().get(name).is_some(),
+            _ => false,
+        }
     }
 
     /// The tools served now (a consistent set, for the whole of one request).

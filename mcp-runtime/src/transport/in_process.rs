@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use tracing::Instrument as _;
+
 use crate::protocol::session::{Admit, Next, Seen, Session, State};
 use crate::rpc::channel::Channel;
 use crate::rpc::outbox::Outbox;
@@ -103,6 +105,7 @@ impl Server {
         let shared = &self.shared;
         let caller = crate::context::ctx::Caller {
             channel: &channel,
+            hooks: &shared.observer.hooks,
             client: &client,
             cancel: &cancel,
             stores: &shared.stores,
@@ -110,8 +113,25 @@ impl Server {
             causes: shared.options.error_causes,
             ask_timeout: shared.options.ask_timeout,
         };
-        let feature = crate::protocol::router::request(shared, method, Some(params))?;
-        crate::protocol::router::run(shared, &caller, feature).await
+        let mut watch = shared.observer.begin(method, None, None, &channel);
+        if let ("resources/read", Some(uri)) = (method, params.get("uri").and_then(serde_json::Value::as_str)) {
+            watch.reads(uri);
+        } else {
+            let name = params.get("name").and_then(serde_json::Value::as_str).unwrap_or_default();
+            watch.names(&shared.observer, name, params.get("arguments"));
+        }
+        let answer = match crate::protocol::router::request(shared, method, Some(params)) {
+            Ok(feature) => {
+                crate::protocol::router::run(shared, &caller, feature).instrument(watch.span().clone()).await
+            }
+            Err(e) => Err(e),
+        };
+        let seen = match &answer {
+            Ok(_) => crate::hooks::Answer::Result,
+            Err(e) => crate::hooks::Answer::Error(e),
+        };
+        watch.end(&shared.observer, &channel, Some(&client), seen, &|m, n| shared.serves(m, n));
+        answer
     }
 
     /// Runs one call through the production pipeline (resolution, policy, argument
@@ -127,7 +147,11 @@ impl Server {
             input_responses: None,
             request_state: None,
         };
-        match crate::protocol::dispatch::call(&self.shared, &channel, &client, req, std::sync::Arc::default()).await {
+        let shared = &self.shared;
+        let mut watch = shared.observer.begin("tools/call", None, None, &channel);
+        watch.names(&shared.observer, &req.name, req.arguments.as_ref());
+        let call = crate::protocol::dispatch::call(shared, &channel, &client, req, std::sync::Arc::default());
+        let result = match call.instrument(watch.span().clone()).await {
             Ok(crate::context::ask::Reply::Complete(result)) => result,
             // A 2025 call never returns `input_required`: its asks are fulfilled or refused.
             Ok(crate::context::ask::Reply::InputRequired(_)) => unreachable!("in-process calls are 2025 calls"),
@@ -138,6 +162,9 @@ impl Server {
                 is_error: Some(true),
                 ..mcp_core::CallToolResult::default()
             },
-        }
+        };
+        let answer = crate::hooks::Answer::Tool(&result);
+        watch.end(&shared.observer, &channel, Some(&client), answer, &|m, n| shared.serves(m, n));
+        result
     }
 }

@@ -8,6 +8,17 @@ pub(crate) mod http;
 pub(crate) mod in_process;
 pub(crate) mod stdio;
 
+/// Exports what the telemetry pipeline holds (feature `otel`; nothing without a pipeline),
+/// when a server stops serving: a stdio server at EOF loses no span.
+#[cfg_attr(not(feature = "otel"), allow(clippy::unused_async))]
+pub(crate) async fn flush_telemetry() {
+    #[cfg(feature = "otel")]
+    if crate::observe::export::current().is_some() {
+        // The SDK's threads export; this one waits for them, off the runtime's threads.
+        let _ = tokio::task::spawn_blocking(crate::observe::export::flush).await;
+    }
+}
+
 /// SIGINT or SIGTERM: what ends `serve_stdio` and `serve_http` as EOF would.
 pub(crate) async fn shutdown_signal() {
     let interrupt = tokio::signal::ctrl_c();

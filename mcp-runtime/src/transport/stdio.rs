@@ -72,6 +72,7 @@ impl Server {
             let _ = done.send(result);
         })?;
         let served = served.await.unwrap_or_else(|_| Err(std::io::Error::other("the stdio thread panicked").into()));
+        crate::transport::flush_telemetry().await;
         crate::context::logging::flush_stderr(Duration::from_millis(500));
         served
     }
@@ -83,7 +84,9 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        self.serve_on(input, output, &tokio::runtime::Handle::current(), std::future::pending()).await
+        let served = self.serve_on(input, output, &tokio::runtime::Handle::current(), std::future::pending()).await;
+        crate::transport::flush_telemetry().await;
+        served
     }
 
     /// The loop, spawning calls on `calls`, until EOF on `input` or `stop` resolves.
@@ -102,9 +105,8 @@ impl Server {
         let outbox = Arc::new(Outbox::default());
         // Turned on at EOF: listen streams end with their graceful result.
         let (closing, closing_rx) = tokio::sync::watch::channel(false);
-        let channel = Channel::new(Some(Arc::clone(&outbox)), None);
-        let session =
-            Arc::new(Session::new(Arc::clone(&self.shared), Arc::new(State::new()), channel, Some(closing_rx)));
+        let (session, state) = self.connection(&outbox, closing_rx);
+        let clock = self.shared.observer.session(crate::rpc::channel::Transport::Stdio);
         let mut calls = JoinSet::new();
         let mut lines = LineReader::new(input, options.max_line_bytes);
         let mut out = Outgoing::new(output);
@@ -204,6 +206,7 @@ impl Server {
                 }
             }
         }
+        clock.end(state.protocol_version());
         Ok(())
     }
 }
@@ -234,6 +237,24 @@ fn start(
     if !ready {
         // Its first poll registered no waker that matters: the task polls it again at once.
         calls.spawn_on(call, calls_on);
+    }
+}
+
+/// Stdio connections served by this process, for per-connection limits.
+static CONNECTIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Server {
+    /// The session of one stdio connection (numbered, for per-connection limits), writing to
+    /// `outbox`, and its state.
+    fn connection(
+        &self,
+        outbox: &Arc<Outbox>,
+        closing: tokio::sync::watch::Receiver<bool>,
+    ) -> (Arc<Session>, Arc<State>) {
+        let number = CONNECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let channel = Channel::new(Some(Arc::clone(outbox)), None).on_connection(number);
+        let state = Arc::new(State::new());
+        (Arc::new(Session::new(Arc::clone(&self.shared), Arc::clone(&state), channel, Some(closing))), state)
     }
 }
 

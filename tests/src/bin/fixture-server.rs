@@ -27,6 +27,11 @@
 //!   the way an application's own authentication does; a request without `X-Test-Subject`
 //!   has none. For checks that act as several principals without minting tokens; it exists
 //!   in this fixture only.
+//! - `OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard `OTEL_*` variables: spans and
+//!   metrics exported over OTLP/HTTP (`ServerBuilder::otel`); without an endpoint, nothing.
+//! - `FIXTURE_RATE_LIMIT=<n>/s` (or `/min`, `/h`): the rate-limit hook, per principal, else
+//!   per session, else per client address, else per connection.
+//! - `FIXTURE_AUDIT=stderr`: the audit hook, one JSON line per call on stderr.
 
 fn number(name: &str) -> Option<u64> {
     let value = std::env::var(name).ok()?;
@@ -39,7 +44,6 @@ fn number(name: &str) -> Option<u64> {
 
 #[tokio::main]
 async fn main() -> Result<(), mcp_runtime::Error> {
-    mcp_runtime::init_stderr_logging();
     let args = match mcp_runtime::ServeArgs::parse(std::env::args_os().skip(1)) {
         Ok(args) if args.rest.is_empty() => args,
         Ok(args) => {
@@ -55,8 +59,10 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         }
     };
     let strict = std::env::var("FIXTURE_STRICT_RESOLUTION").is_ok_and(|v| v == "1");
+    // `.otel()` installs the stderr logging too (and exports when OTEL_* says where).
     let mut builder = args
         .configure(mcp_tests::fixture::builder(strict))
+        .otel()
         .structured_errors_always(std::env::var("FIXTURE_STRUCTURED_ERRORS").is_ok_and(|v| v == "always"));
     if let Some(n) = number("FIXTURE_MAX_IN_FLIGHT") {
         builder = builder.max_in_flight(usize::try_from(n).unwrap_or(usize::MAX));
@@ -94,6 +100,18 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     }
     if let Ok(key) = std::env::var("FIXTURE_REQUEST_STATE_KEY") {
         builder = builder.request_state_key("FIXTURE_REQUEST_STATE_KEY", key);
+    }
+    // The audit first: its record of each call is written once every other hook is done.
+    match std::env::var("FIXTURE_AUDIT").as_deref() {
+        Ok("stderr") => builder = builder.hook(mcp_runtime::Audit::json_lines(std::io::stderr())),
+        Ok(other) => eprintln!("fixture-server: FIXTURE_AUDIT={other:?}: only `stderr` is known; no audit"),
+        Err(_) => {}
+    }
+    if let Ok(limit) = std::env::var("FIXTURE_RATE_LIMIT") {
+        match limit.parse::<mcp_runtime::RateLimit>() {
+            Ok(limit) => builder = builder.hook(limit),
+            Err(e) => eprintln!("fixture-server: FIXTURE_RATE_LIMIT: {e}; no rate limit"),
+        }
     }
     let server = match builder.build() {
         Ok(server) => server,

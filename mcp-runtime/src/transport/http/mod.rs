@@ -98,6 +98,16 @@ struct HttpSession {
     last_used: Mutex<Instant>,
     streams: Mutex<HashMap<u64, Arc<StreamLog>>>,
     next_stream: AtomicU64,
+    /// Times the session for `mcp.server.session.duration`, until it is dropped.
+    clock: Option<crate::observe::SessionClock>,
+}
+
+impl Drop for HttpSession {
+    fn drop(&mut self) {
+        if let Some(clock) = self.clock.take() {
+            clock.end(self.state.protocol_version());
+        }
+    }
 }
 
 /// One request's stream: its outbox, and the events already sent, for a client that
@@ -313,6 +323,9 @@ impl Server {
                 tracing::warn!(target: "mcp_runtime::http", ?grace, "shutdown grace over; closing the connections left");
             }
         }
+        // Sessions still open end with the server: their durations are recorded, then flushed.
+        endpoint.sessions().clear();
+        crate::transport::flush_telemetry().await;
         Ok(())
     }
 }
@@ -351,9 +364,10 @@ async fn reap(endpoint: std::sync::Weak<Endpoint>) {
 }
 
 impl HttpSession {
-    fn new(owner: String, client: Box<str>, options: &crate::server::HttpOptions) -> Self {
-        let standalone = Arc::new(Outbox::coalescing(options.max_detached_notifications));
+    fn new(owner: String, client: Box<str>, shared: &Shared) -> Self {
+        let standalone = Arc::new(Outbox::coalescing(shared.options.http.max_detached_notifications));
         HttpSession {
+            clock: Some(shared.observer.session(crate::rpc::channel::Transport::Http)),
             owner,
             client,
             state: Arc::new(State::with_standalone(Arc::clone(&standalone))),
@@ -653,8 +667,16 @@ impl Endpoint {
             session.touch();
         }
         let state = session.as_ref().map_or_else(|| Arc::new(State::per_request()), |s| Arc::clone(&s.state));
+        // The session's id, as minted or as the request names it.
+        let session_id: Option<Arc<str>> = session
+            .as_ref()
+            .and_then(|_| minted.as_deref().or_else(|| header_str(&parts.headers, SESSION_HEADER)))
+            .map(Arc::from);
         let outbox = Arc::new(Outbox::default());
-        let channel = Channel::new(Some(Arc::clone(&outbox)), Some(Arc::new(parts)));
+        let mut channel = Channel::new(Some(Arc::clone(&outbox)), Some(Arc::new(parts)));
+        if let Some(id) = session_id {
+            channel = channel.in_session(id);
+        }
         let view = Arc::new(Session::new(Arc::clone(&self.shared), state, channel, Some(self.stopping.subscribe())));
         // A listen waits for changes, not for the server: it takes a listen slot, not a call's.
         let slots = if listen { &self.listens } else { &self.calls };
@@ -742,7 +764,7 @@ impl Endpoint {
         let client: Box<str> = principal::client_key(principal, peer_of(parts)).into();
         let evicted;
         let mut ended = None;
-        let session = Arc::new(HttpSession::new(owner, client, options));
+        let session = Arc::new(HttpSession::new(owner, client, &self.shared));
         let key = session_id();
         {
             let mut sessions = self.sessions();

@@ -1,0 +1,173 @@
+//! `RateLimit`: a token bucket per caller. A call takes a token; a caller whose bucket is
+//! empty is refused as `rate_limited` (`RateLimited`, -32003, retryable), told when a token
+//! will be there (`data.retryAfterMs`, and the hint).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use mcp_core::{ErrorCode, ToolError};
+
+use crate::hooks::{CallerKey, Hook, HookRequest};
+
+/// A hook that limits how often each caller may call: tools, resources and prompts, all
+/// counted in one bucket per caller ([`HookRequest::caller`]: the principal, else the 2025
+/// HTTP session, else the client's address, else the stdio connection).
+///
+/// The bucket holds `burst` tokens (by default as many as the rate allows per period) and
+/// refills continuously at the rate; a call takes one. A caller with an empty bucket gets
+/// the envelope `rate_limited` (code `RateLimited`, -32003, `retryable: true`), whose hint
+/// says when to retry and whose `data.retryAfterMs` says it in milliseconds.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::RateLimit;
+/// use std::time::Duration;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::builder("search", "1.0.0")
+///     // 5 calls a second per caller, in bursts of up to 10.
+///     .hook(RateLimit::new(5, Duration::from_secs(1)).burst(10))
+///     .build()?;
+/// // The same, from configuration text: "5/s", "300/min", "1000/h".
+/// let limit: RateLimit = "5/s".parse()?;
+/// # let _ = (server, limit); Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct RateLimit {
+    /// Tokens added per second.
+    rate: f64,
+    burst: f64,
+    /// How the limit reads in the refusal's message (`5 calls per second`).
+    shown: String,
+    buckets: Mutex<HashMap<CallerKey, Bucket>>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+/// Callers tracked before full buckets are forgotten (a full bucket is the same as none).
+const PRUNE_AT: usize = 4096;
+
+impl RateLimit {
+    /// At most `calls` per `period` for each caller, in bursts of up to `calls`. `calls` of 0
+    /// is read as 1, and a zero `period` as one second.
+    pub fn new(calls: u32, period: Duration) -> Self {
+        let calls = calls.max(1);
+        let period = if period.is_zero() { Duration::from_secs(1) } else { period };
+        let rate = f64::from(calls) / period.as_secs_f64();
+        let unit = match period.as_secs() {
+            1 if period.subsec_nanos() == 0 => "second".to_owned(),
+            60 if period.subsec_nanos() == 0 => "minute".to_owned(),
+            3600 if period.subsec_nanos() == 0 => "hour".to_owned(),
+            _ => format!("{} ms", period.as_millis()),
+        };
+        let plural = if calls == 1 { "call" } else { "calls" };
+        RateLimit {
+            rate,
+            burst: f64::from(calls),
+            shown: format!("{calls} {plural} per {unit}"),
+            buckets: Mutex::default(),
+        }
+    }
+
+    /// At most `calls` per second for each caller.
+    pub fn per_second(calls: u32) -> Self {
+        RateLimit::new(calls, Duration::from_secs(1))
+    }
+
+    /// Lets a caller that has been quiet make up to `calls` calls at once (default: the
+    /// calls of one period). At least 1.
+    #[must_use]
+    pub fn burst(mut self, calls: u32) -> Self {
+        self.burst = f64::from(calls.max(1));
+        self
+    }
+
+    /// Takes a token of `caller`'s bucket at `now`: `Err(wait)` when there is none, with how
+    /// long until there is.
+    fn take(&self, caller: CallerKey, now: Instant) -> Result<(), Duration> {
+        let mut buckets = self.buckets.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if buckets.len() >= PRUNE_AT && !buckets.contains_key(&caller) {
+            let (rate, burst) = (self.rate, self.burst);
+            buckets.retain(|_, b| b.tokens + now.saturating_duration_since(b.at).as_secs_f64() * rate < burst);
+        }
+        let bucket = buckets.entry(caller).or_insert(Bucket { tokens: self.burst, at: now });
+        let refilled = bucket.tokens + now.saturating_duration_since(bucket.at).as_secs_f64() * self.rate;
+        bucket.tokens = refilled.min(self.burst);
+        bucket.at = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            return Ok(());
+        }
+        Err(Duration::from_secs_f64((1.0 - bucket.tokens) / self.rate))
+    }
+}
+
+impl Hook for RateLimit {
+    fn before(&self, request: &HookRequest<'_>) -> Result<(), ToolError> {
+        let Err(wait) = self.take(request.caller(), Instant::now()) else { return Ok(()) };
+        // Whole milliseconds, rounded up: retrying after that many finds a token.
+        let ms = u64::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(u64::MAX).max(1);
+        Err(ToolError::new(ErrorCode::RateLimited, format!("Rate limit exceeded: at most {}.", self.shown))
+            .reason("rate_limited")
+            .retryable(true)
+            .hint(format!("Wait {ms} ms, then retry the call."))
+            .data(serde_json::json!({"retryAfterMs": ms})))
+    }
+}
+
+impl std::str::FromStr for RateLimit {
+    type Err = String;
+
+    /// `<calls>/<unit>`: `5/s`, `300/min`, `1000/h` (also `second`, `minute`, `hour`).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("rate limit {text:?}: write <calls>/<unit>, as 5/s, 300/min or 1000/h");
+        let (calls, unit) = text.trim().split_once('/').ok_or_else(bad)?;
+        let calls: u32 = calls.trim().parse().map_err(|_| bad())?;
+        let period = match unit.trim() {
+            "s" | "sec" | "second" => Duration::from_secs(1),
+            "m" | "min" | "minute" => Duration::from_secs(60),
+            "h" | "hour" => Duration::from_secs(3600),
+            _ => return Err(bad()),
+        };
+        if calls == 0 {
+            return Err(format!("rate limit {text:?}: allow at least 1 call"));
+        }
+        Ok(RateLimit::new(calls, period))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bucket_refuses_past_its_burst_and_refills_at_the_rate() {
+        let limit = RateLimit::per_second(5);
+        let t0 = Instant::now();
+        let key = || CallerKey::Connection(1);
+        for _ in 0..5 {
+            assert!(limit.take(key(), t0).is_ok());
+        }
+        let wait = limit.take(key(), t0).expect_err("the sixth call in the same instant is refused");
+        assert_eq!(wait, Duration::from_millis(200), "one token every 200 ms");
+        // Another caller has its own bucket.
+        assert!(limit.take(CallerKey::Connection(2), t0).is_ok());
+        // After the wait, one more call.
+        assert!(limit.take(key(), t0 + Duration::from_millis(200)).is_ok());
+        assert!(limit.take(key(), t0 + Duration::from_millis(200)).is_err());
+    }
+
+    #[test]
+    fn limits_are_read_from_text() {
+        let limit: RateLimit = "300/min".parse().expect("parses");
+        assert!((limit.rate - 5.0).abs() < 1e-9);
+        assert_eq!(limit.shown, "300 calls per minute");
+        assert!("5".parse::<RateLimit>().unwrap_err().contains("<calls>/<unit>"));
+        assert!("0/s".parse::<RateLimit>().unwrap_err().contains("at least 1"));
+    }
+}

@@ -1,0 +1,118 @@
+//! The shipped hooks over the wire: the rate limit (`FIXTURE_RATE_LIMIT`), per connection on
+//! stdio and per principal over HTTP, and the audit records (`FIXTURE_AUDIT=stderr`).
+
+use std::time::Duration;
+
+use mcp_tests::client::{Client, Pipes};
+use serde_json::{Value, json};
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
+
+/// The envelope's `structuredContent.error` of a result, when it is one.
+fn error_of(result: &Value) -> Option<&Value> {
+    result.get("structuredContent").and_then(|s| s.get("error")).filter(|_| result["isError"] == true)
+}
+
+#[test]
+fn a_burst_past_the_limit_is_refused_as_rate_limited_until_the_bucket_refills() {
+    let mut c =
+        Client::spawn_with(FIXTURE, &[("FIXTURE_RATE_LIMIT", "5/s"), ("FIXTURE_AUDIT", "stderr")], Pipes::default());
+    c.initialize();
+    // Twenty calls in one burst (written back to back, answered as they come).
+    let ids: Vec<i64> = (0..20)
+        .map(|i| c.request("tools/call", json!({"name": "echo", "arguments": {"text": format!("m{i}")}})))
+        .collect();
+    let mut results = Vec::new();
+    while results.len() < ids.len() {
+        let message = c.recv();
+        if message.get("id").is_some() {
+            results.push(message["result"].clone());
+        }
+    }
+    let (refused, served): (Vec<&Value>, Vec<&Value>) = results.iter().partition(|r| error_of(r).is_some());
+    assert_eq!((served.len(), refused.len()), (5, 15), "{results:#?}");
+    let mut longest = 0;
+    for result in &refused {
+        let error = error_of(result).expect("an envelope");
+        assert_eq!(error["code"], -32003, "RateLimited: {error}");
+        assert_eq!(error["message"], "Rate limit exceeded: at most 5 calls per second.");
+        assert_eq!(error["data"]["reason"], "rate_limited");
+        assert_eq!(error["data"]["retryable"], true);
+        let wait = error["data"]["retryAfterMs"].as_u64().expect("retryAfterMs");
+        assert!((1..=200).contains(&wait), "one token every 200 ms: {wait}");
+        assert_eq!(error["data"]["recovery"]["hint"], format!("Wait {wait} ms, then retry the call."));
+        let text = result["content"][0]["text"].as_str().expect("text");
+        assert!(text.contains("(reason rate_limited · retryable · request "), "{text}");
+        longest = longest.max(wait);
+    }
+    // After the longest wait, a token is there again.
+    std::thread::sleep(Duration::from_millis(longest + 20));
+    let again = c.call("echo", json!({"text": "again"}));
+    assert!(error_of(&again).is_none(), "served once the bucket refilled: {again}");
+
+    c.close_stdin();
+    assert_eq!(c.wait_exit(Duration::from_secs(10)), Some(0));
+    // One audit record per call, as a JSON line on stderr.
+    let records: Vec<Value> = c
+        .stderr()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r.get("method").is_some())
+        .collect();
+    assert_eq!(records.len(), 21, "{records:#?}");
+    let limited: Vec<&Value> = records.iter().filter(|r| r["reason"] == "rate_limited").collect();
+    assert_eq!(limited.len(), 15);
+    for record in &limited {
+        assert_eq!(record["method"], "tools/call");
+        assert_eq!(record["name"], "echo");
+        assert_eq!(record["who"], "connection 1");
+        assert_eq!(record["transport"], "stdio");
+        assert_eq!(record["era"], "2025");
+        assert_eq!(record["outcome"], "tool_error");
+        assert_eq!(record["code"], -32003);
+        assert!(record["requestId"].as_str().is_some_and(mcp_tests::client::is_request_id), "{record}");
+        assert!(record["durationMs"].as_f64().is_some(), "{record}");
+        assert!(record.get("arguments").is_none(), "arguments stay out unless asked for: {record}");
+    }
+    assert_eq!(records.iter().filter(|r| r["outcome"] == "success").count(), 6);
+}
+
+/// A stateless HTTP call of `echo` by `subject` (through the fixture's test header).
+fn echo_as(port: u16, subject: &str, id: i64) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
+    let response = mcp_tests::http::request(
+        port,
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("X-Test-Subject", subject),
+        ],
+        body.to_string().as_bytes(),
+    )
+    .expect("POST");
+    let text = response.text();
+    let line = text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or(&text).to_owned();
+    serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {text}"))["result"].clone()
+}
+
+#[test]
+fn two_principals_are_limited_separately() {
+    let c = Client::spawn_http(
+        FIXTURE,
+        &[("FIXTURE_RATE_LIMIT", "5/min"), ("FIXTURE_PRINCIPAL_HEADER", "1")],
+        &["--stateless"],
+    );
+    let port = c.http_port().expect("a port");
+    let alice: Vec<Value> = (0..6).map(|i| echo_as(port, "alice", i)).collect();
+    assert!(alice[..5].iter().all(|r| error_of(r).is_none()), "{alice:#?}");
+    let refused = error_of(&alice[5]).expect("alice's sixth call is refused");
+    assert_eq!(refused["data"]["reason"], "rate_limited");
+    assert!(refused["data"]["retryAfterMs"].as_u64().is_some_and(|ms| ms > 1000), "{refused}");
+    // Bob has a bucket of his own.
+    let bob: Vec<Value> = (0..5).map(|i| echo_as(port, "bob", 100 + i)).collect();
+    assert!(bob.iter().all(|r| error_of(r).is_none()), "{bob:#?}");
+    assert!(error_of(&echo_as(port, "bob", 200)).is_some(), "until he too has made five calls");
+}
