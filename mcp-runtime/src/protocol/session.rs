@@ -144,12 +144,6 @@ impl Job {
     pub(crate) fn is_listen(&self) -> bool {
         matches!(self.work, Work::Listen { .. })
     }
-
-    /// The era of the request: a transport that treats them differently (HTTP) asks.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
-    pub(crate) fn era(&self) -> Era {
-        self.client.era()
-    }
 }
 
 /// What the transport can do for a request now.
