@@ -78,6 +78,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "meta",
     "allow_unknown_args",
     "needs_session",
+    "asks",
     "timeout_ms",
     "scopes",
     "contract",
@@ -111,6 +112,9 @@ pub(crate) struct ToolAttr {
     pub(crate) meta: Vec<(LitStr, Lit)>,
     pub(crate) allow_unknown_args: bool,
     pub(crate) needs_session: bool,
+    /// `asks` / `asks = false`: whether the handler asks the client (elicitation, sampling,
+    /// roots, consent); without it, read from the body.
+    pub(crate) asks: Option<bool>,
     pub(crate) timeout_ms: Option<LitInt>,
     /// `scopes("notes:write", ..)`: the scopes written as string literals.
     pub(crate) scopes: Vec<LitStr>,
@@ -317,6 +321,13 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
                     bool_value(cx, &meta, "needs_session")?.is_some_and(|b| b.value)
                 } else {
                     true
+                };
+            }
+            "asks" => {
+                attr.asks = if meta.input.peek(Token![=]) {
+                    bool_value(cx, &meta, "asks")?.map(|b| b.value)
+                } else {
+                    Some(true)
                 };
             }
             "timeout_ms" => {

@@ -701,6 +701,9 @@ fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> Tok
     if attr.needs_session {
         fields.push(quote!(needs_session: true));
     }
+    if attr.asks.unwrap_or_else(|| asks_in_body(tool)) {
+        fields.push(quote!(asks: true));
+    }
     if tool.original.sig.asyncness.is_none() {
         // A fn without `async` may block: the runtime may run it on a blocking thread.
         fields.push(quote!(blocking: true));
@@ -717,6 +720,27 @@ fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> Tok
     }
     let new = quote!(__mcp::ToolInfo::new(#wire_name, #description, ::core::module_path!()));
     if fields.is_empty() { new } else { quote!(__mcp::ToolInfo { #(#fields,)* ..#new }) }
+}
+
+/// Whether the handler's body asks the client: a method call `.ask(..)` or `.consent(..)`
+/// (what `Ctx` ends a call asking with). An ask made elsewhere (a helper fn) is declared with
+/// `#[tool(asks)]`; `#[tool(asks = false)]` overrides a call of another type's method so named.
+fn asks_in_body(tool: &Tool<'_>) -> bool {
+    fn scan(tokens: TokenStream) -> bool {
+        use proc_macro2::TokenTree;
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        tokens.iter().enumerate().any(|(i, tt)| match tt {
+            TokenTree::Group(g) => scan(g.stream()),
+            TokenTree::Ident(method) if method == "ask" || method == "consent" => {
+                let after_dot = i > 0 && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                let called = matches!(tokens.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+                after_dot && called
+            }
+            _ => false,
+        })
+    }
+    let stmts = &tool.original.block.stmts;
+    scan(quote!(#(#stmts)*))
 }
 
 /// The description: `description = ".."`, else the doc attributes' text (a string, or

@@ -354,6 +354,13 @@ impl<R> Ctx<R> {
             return Ok(());
         }
         let (why, hint) = match (self.era(), declared) {
+            _ if self.info.client.is_per_request() => (
+                "this server serves HTTP without sessions, so a 2025-era request's client capabilities are not known"
+                    .to_owned(),
+                format!(
+                    "Call it from a client that speaks MCP 2026-07-28 (it sends `{capability}` with each request), or through a server that keeps sessions."
+                ),
+            ),
             (Era::Modern, _) => (
                 format!("this request's client capabilities do not declare `{capability}`"),
                 format!("Send the request again with `{capability}` in `_meta` clientCapabilities."),
@@ -363,7 +370,7 @@ impl<R> Ctx<R> {
                 format!("Reconnect with a client that declares the `{capability}` capability."),
             ),
             (_, None) => (
-                "no client capabilities are visible (this request is served per-request, without a session)".to_owned(),
+                "no client capabilities are visible (this request has no session)".to_owned(),
                 format!("Reconnect over a stateful session whose client declares `{capability}`."),
             ),
         };

@@ -80,7 +80,7 @@ impl State {
     /// The state of one request served without a session (stateless HTTP).
     #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
     pub(crate) fn per_request() -> Self {
-        State { per_request: true, ..State::new() }
+        State { per_request: true, legacy: Arc::new(Legacy::per_request()), ..State::new() }
     }
 
     /// Whether an `initialize` succeeded.

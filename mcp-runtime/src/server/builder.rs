@@ -276,6 +276,7 @@ impl ServerBuilder {
             }
             tools.push(Arc::new(register(spec, disabled, &self.options)?));
         }
+        stateless_asks(&tools, &self.options)?;
         let server_info =
             serde_json::value::to_raw_value(&serde_json::json!({"name": self.name, "version": self.version}))
                 .unwrap_or_else(|_| unreachable!("two strings serialize"));
@@ -347,6 +348,24 @@ pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
         "url",
         format!("unknown state store `{scheme}:`; use `memory:` or `redis://host:port` (feature `redis`)"),
     ))
+}
+
+/// Over HTTP without sessions a 2025-era client cannot be asked: the tools that ask are named
+/// in a warning, or fail the build with `deny_stateless_asks(true)`.
+fn stateless_asks(tools: &[Arc<Registered>], options: &Options) -> Result<(), Error> {
+    if !options.http.stateless {
+        return Ok(());
+    }
+    let asking: Vec<String> =
+        tools.iter().filter(|t| t.spec.asks && t.disabled.is_none()).map(|t| t.spec.name.to_owned()).collect();
+    if asking.is_empty() {
+        return Ok(());
+    }
+    if options.http.deny_stateless_asks {
+        return Err(Error::AsksWithoutSessions(asking));
+    }
+    tracing::warn!(target: "mcp_runtime::server", "{}: a 2025-era call is refused with `client_capability_missing`, only 2026-07-28 clients can answer; serve with sessions for 2025-era clients (`deny_stateless_asks(true)` makes this an error)", super::asking_tools(&asking));
+    Ok(())
 }
 
 pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Result<Registered, Error> {

@@ -56,6 +56,14 @@ pub enum Error {
         "tool `{0}` needs a session (`#[tool(needs_session)]`), but the server serves HTTP without sessions (`ServerBuilder::stateless_http(true)`, `--stateless`): serve it with sessions, or register the tool on another server"
     )]
     NeedsSession(String),
+    /// Tools ask the client, and the server serves HTTP without sessions, where a 2025-era
+    /// client cannot be asked; `ServerBuilder::deny_stateless_asks(true)` makes that an error.
+    #[error(
+        "{} (`deny_stateless_asks(true)`): serve with sessions, or turn `deny_stateless_asks` off to serve {} to 2026-07-28 clients only",
+        asking_tools(.0),
+        if .0.len() == 1 { "it" } else { "them" }
+    )]
+    AsksWithoutSessions(Vec<String>),
     /// Two prompts share a name.
     #[error("two prompts are named `{0}`; prompt names must be unique (rename one with #[prompt(name = \"…\")])")]
     DuplicatePrompt(String),
@@ -82,6 +90,15 @@ pub enum Error {
     /// Reading or writing the transport failed.
     #[error("transport failed: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// "tool `a` asks the client (..) .. cannot be asked anything", for the stateless check.
+pub(crate) fn asking_tools(tools: &[String]) -> String {
+    let (noun, verb) = if tools.len() == 1 { ("tool", "asks") } else { ("tools", "ask") };
+    format!(
+        "{noun} `{}` {verb} the client (elicitation, sampling, roots or consent), but the server serves HTTP without sessions (`stateless_http(true)`, `--stateless`), where a 2025-era client cannot be asked anything",
+        tools.join("`, `")
+    )
 }
 
 /// A policy's verdict on one call: refuse it, with an optional reason and hint written by

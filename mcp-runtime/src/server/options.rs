@@ -59,6 +59,8 @@ impl Default for Options {
 #[cfg_attr(not(feature = "http"), allow(dead_code))] // read by the HTTP transport
 pub(crate) struct HttpOptions {
     pub(crate) stateless: bool,
+    /// Without sessions, a tool that asks fails `build()` instead of a warning.
+    pub(crate) deny_stateless_asks: bool,
     /// Accepted `Host` names (any port); loopback by default.
     pub(crate) allowed_hosts: Vec<String>,
     /// Accepted `Origin`s (`scheme://host[:port]`, or a host name for any scheme and port);
@@ -97,6 +99,7 @@ impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
             stateless: false,
+            deny_stateless_asks: false,
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             allowed_origins: Vec::new(),
             max_body_bytes: 4 * 1024 * 1024,

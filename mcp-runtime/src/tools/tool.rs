@@ -86,6 +86,8 @@ pub struct ToolInfo {
     pub allow_unknown_args: bool,
     /// `#[tool(needs_session)]`.
     pub needs_session: bool,
+    /// The handler asks the client (`ctx.ask(..)`, `ctx.consent(..)`, or `#[tool(asks)]`).
+    pub asks: bool,
     /// The fn is not `async`.
     pub blocking: bool,
     /// The module the tool is defined in (`module_path!()`).
@@ -110,6 +112,7 @@ impl ToolInfo {
             input: InputSpec::Empty,
             allow_unknown_args: false,
             needs_session: false,
+            asks: false,
             blocking: false,
             module,
             contract: None,
@@ -198,6 +201,10 @@ pub struct ToolSpec {
     /// `#[tool(needs_session)]`: the tool relies on a session (state across requests); a
     /// server that serves HTTP without sessions refuses to build with it.
     pub needs_session: bool,
+    /// The handler asks the client (elicitation, sampling, roots, consent): over HTTP without
+    /// sessions a 2025-era client cannot be asked, which `build()` warns about (or refuses,
+    /// with `ServerBuilder::deny_stateless_asks`).
+    pub asks: bool,
     /// The fn is not `async`, so it may block: with a time limit, or once a call of it held
     /// its thread for more than a millisecond, it runs on the blocking pool.
     pub blocking: bool,
@@ -262,6 +269,7 @@ impl ToolSpec {
             input: info.input,
             allow_unknown_args: info.allow_unknown_args,
             needs_session: info.needs_session,
+            asks: info.asks,
             blocking: info.blocking,
             module: info.module,
             output_schema,
