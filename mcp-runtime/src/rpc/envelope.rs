@@ -51,6 +51,23 @@ pub(crate) fn display_name(name: &str) -> String {
     }
 }
 
+/// The edit distance of two names (insert, delete, substitute = 1; case-sensitive), for the
+/// did-you-mean of an unknown tool or an unknown key.
+pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
 /// Fill, log, render: the one way a failure leaves the runtime.
 pub(crate) fn fail(
     site: Site<'_>,
