@@ -445,11 +445,11 @@ fn remove_with_fallback(ctx: &Ctx, path: String) -> Result<Removed, ToolError> {
 #[test]
 fn the_fallback_hint_of_a_stateless_refusal_reaches_the_model() {
     let server = Server::builder("t", "0").tool(remove_with_fallback).stateless_http(true).build().expect("builds");
-    let served = mcp_tests::http::InProcess::serve(server);
+    let http = mcp_tests::http::InProcess::serve(server);
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "remove_with_fallback", "arguments": {"path": "/a"}}});
     let headers = [("content-type", "application/json"), ("accept", "application/json, text/event-stream")];
     let response =
-        mcp_tests::http::request(served.port, "POST", "/mcp", &headers, body.to_string().as_bytes()).expect("answered");
+        mcp_tests::http::request(http.port, "POST", "/mcp", &headers, body.to_string().as_bytes()).expect("answered");
     assert_eq!(response.status, 200);
     let answer: Value = serde_json::from_str(&response.text()).expect("JSON");
     let mut result = answer["result"].clone();
@@ -467,6 +467,7 @@ fn the_fallback_hint_of_a_stateless_refusal_reaches_the_model() {
 /// `ctx.consent(..)` in the body); without sessions it warns, or refuses with
 /// `deny_stateless_asks(true)`, naming them.
 #[test]
+#[allow(clippy::items_after_statements)] // the tools are defined where each case starts
 fn a_stateless_server_with_asking_tools_is_refused_on_request() {
     /// Asks nothing.
     #[tool]
@@ -494,6 +495,7 @@ fn a_stateless_server_with_asking_tools_is_refused_on_request() {
     }
     struct Oracle;
     impl Oracle {
+        #[allow(clippy::unused_self)] // a method named `ask` on a value, like `ctx.ask`
         fn ask(&self, question: &str) -> String {
             format!("42 ({question})")
         }

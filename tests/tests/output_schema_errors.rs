@@ -93,7 +93,7 @@ async fn a_long_details_line_is_cut() {
     let json = line.strip_prefix("Details: ").expect("prefix");
     assert_eq!(json.chars().count(), 1025, "{json}");
     assert_eq!(json, format!("{}…", &format!("{{\"words\":\"{}", "w".repeat(5000))[..1024]));
-    assert!(text.ends_with(")"), "the terms line stays last: {text}");
+    assert!(text.ends_with(')'), "the terms line stays last: {text}");
 }
 
 #[test]
