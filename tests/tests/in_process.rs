@@ -175,6 +175,40 @@ async fn state_is_read_with_a_question_mark_and_missing_state_is_a_configuration
     );
 }
 
+/// Greets someone with the server's greeting, declaring that it reads it.
+#[tool(app_data(Greeting))]
+fn greet_declared(ctx: &Ctx, name: String) -> Result<String, ToolError> {
+    Ok(format!("{}, {name}.", ctx.app_data::<Greeting>()?.0))
+}
+
+/// Issue 33 item 10: a tool that declares the app data it reads (`#[tool(app_data(T))]`)
+/// fails `build()` (and `add_tool`) naming the type when none was registered, instead of
+/// failing every call at run time.
+#[tokio::test]
+async fn a_declared_app_data_type_that_was_not_registered_fails_the_build() {
+    let err = RuntimeServer::builder("s", "1").tool(greet_declared).build().err().expect("refused");
+    assert!(
+        matches!(&err, Error::MissingAppData { tool, type_name } if tool == "greet_declared" && type_name.ends_with("::Greeting")),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("tool `greet_declared` reads app data `") && message.contains("add `.app_data(value)`"),
+        "{message}"
+    );
+
+    let built =
+        RuntimeServer::builder("s", "1").tool(greet_declared).app_data(Greeting("Hello")).build().expect("builds");
+    assert_eq!(built.call("greet_declared", json!({"name": "Ada"})).await.first_text(), Some("Hello, Ada."));
+
+    // Added while running: refused the same way, and not listed.
+    let bare = RuntimeServer::builder("s", "1").build().expect("builds");
+    assert!(matches!(bare.add_tool(greet_declared), Err(Error::MissingAppData { .. })));
+    assert!(bare.tool_descriptors().is_empty());
+    // A disabled tool cannot run: it needs nothing.
+    assert!(RuntimeServer::builder("s", "1").disabled_tool(greet_declared, "off").build().is_ok());
+}
+
 /// Keeps a running total in the session (it needs one).
 #[tool(needs_session)]
 fn running_total() -> String {

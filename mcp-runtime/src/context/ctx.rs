@@ -146,7 +146,9 @@ pub struct Ctx<R = NoReasons> {
 
 /// The log's account of a [`Ctx::app_data`] failure (a `source`: logged, never sent).
 #[derive(Debug, thiserror::Error)]
-#[error("no `{0}` was registered: add `.app_data(value)` to `Server::builder(..)`")]
+#[error(
+    "no `{0}` was registered: add `.app_data(value)` to `Server::builder(..)` (declared with `#[tool(app_data(..))]`, `build()` names it)"
+)]
 struct MissingAppData(&'static str);
 
 impl<R: Contract> FromCall for Ctx<R> {
@@ -275,12 +277,16 @@ impl<R: Contract> Ctx<R> {
     /// `retryable`. Refine it with the builder methods of [`ToolError`] (`.message(..)`,
     /// `.data(..)`, `.hint(..)`, `.retryable(..)`, `.with_source(..)`); the reason stays.
     /// The declared recovery hint is filled in when the failure leaves the handler.
-    pub fn fail(&self, reason: R) -> ToolError {
+    ///
+    /// It takes the tool's reasons (`R`), and, for a tool that adds `#[errors(...)]` to a
+    /// shared `#[tool(contract = Shared)]`, the shared contract's reasons too
+    /// ([`ReasonOf`](mcp_core::ReasonOf)).
+    pub fn fail(&self, reason: impl mcp_core::ReasonOf<R>) -> ToolError {
         ToolError::from_entry(reason.entry())
     }
 
-    /// The declared recovery hint of a reason.
-    pub fn recovery_for(&self, reason: R) -> &'static str {
+    /// The declared recovery hint of a reason (of the tool's, or of its shared contract's).
+    pub fn recovery_for(&self, reason: impl mcp_core::ReasonOf<R>) -> &'static str {
         reason.entry().recovery
     }
 }
@@ -423,6 +429,8 @@ impl<R> Ctx<R> {
     ///
     /// A type that was never registered is the server's mistake, not the caller's: the call
     /// fails with `ConfigurationError` (-32008), not retryable, and the log names the type.
+    /// Declare what a tool reads with `#[tool(app_data(Db))]`, and `build()` fails naming a
+    /// type that was not registered instead.
     /// For values that must outlive the process or be shared by replicas, use
     /// [`Ctx::state`].
     pub fn app_data<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {

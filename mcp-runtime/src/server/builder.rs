@@ -252,6 +252,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether `tools/list` carries each tool's declared failure modes (default on): a tool
+    /// with `#[errors(...)]` or a `contract` lists them in its `_meta` under
+    /// [`FAILURES_META_KEY`](crate::FAILURES_META_KEY), one object per reason in declaration
+    /// order, `{"reason", "code", "retryable" (when declared), "when", "recovery"}`, so that an
+    /// agent or a gateway can plan for a failure before the call. `list_failures(false)`
+    /// leaves them out (the contract still fills every failure's envelope).
+    pub fn list_failures(mut self, on: bool) -> Self {
+        self.options.list_failures = on;
+        self
+    }
+
     /// Leaves out of `tools/list` the tools whose `scopes(..)` the caller's token does not
     /// grant (default off: every tool is listed, and calling one without its scopes fails
     /// with `insufficient_scope`). With it on, lists vary by caller: keep the modern
@@ -277,6 +288,9 @@ impl ServerBuilder {
             tools.push(Arc::new(register(spec, disabled, &self.options)?));
         }
         stateless_asks(&tools, &self.options)?;
+        for tool in tools.iter().filter(|t| t.disabled.is_none()) {
+            app_data_registered(&tool.spec, &self.app_data)?;
+        }
         let server_info =
             serde_json::value::to_raw_value(&serde_json::json!({"name": self.name, "version": self.version}))
                 .unwrap_or_else(|_| unreachable!("two strings serialize"));
@@ -350,6 +364,17 @@ pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
     ))
 }
 
+/// Every app data type `spec` reads (`#[tool(app_data(..))]`) is registered.
+pub(crate) fn app_data_registered(spec: &ToolSpec, app_data: &AppData) -> Result<(), Error> {
+    for need in spec.app_data {
+        let (id, type_name) = need();
+        if !app_data.contains_key(&id) {
+            return Err(Error::MissingAppData { tool: spec.name.to_owned(), type_name });
+        }
+    }
+    Ok(())
+}
+
 /// Over HTTP without sessions a 2025-era client cannot be asked: the tools that ask are named
 /// in a warning, or fail the build with `deny_stateless_asks(true)`.
 fn stateless_asks(tools: &[Arc<Registered>], options: &Options) -> Result<(), Error> {
@@ -384,8 +409,10 @@ pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Optio
     let timeout = spec.timeout_ms.map(Duration::from_millis).or(options.default_timeout);
     let header_params = crate::schema::generate::header_params(&input.schema).map_err(invalid("input"))?;
     let wrap_result = output.as_ref().is_some_and(|o| o.wrapped);
+    let failures_meta = options.list_failures.then(|| super::list::failures_meta(&spec)).flatten();
     Ok(Registered {
         descriptor_output: output.map(|o| o.schema),
+        failures_meta,
         spec,
         input_validator,
         input_schema: input.schema,

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 /// Server options with their defaults.
 #[derive(Clone, Debug)]
+#[allow(clippy::struct_excessive_bools)] // independent settings, not states
 pub(crate) struct Options {
     pub(crate) page_size: Option<usize>,
     pub(crate) max_line_bytes: usize,
@@ -27,6 +28,9 @@ pub(crate) struct Options {
     pub(crate) hide_unauthorized_tools: bool,
     /// Unredeemed consent records one caller may hold.
     pub(crate) consents_per_caller: usize,
+    /// `tools/list` carries each tool's declared failure modes in its `_meta`
+    /// ([`FAILURES_META_KEY`](crate::FAILURES_META_KEY)).
+    pub(crate) list_failures: bool,
     pub(crate) http: HttpOptions,
 }
 
@@ -49,6 +53,7 @@ impl Default for Options {
             cache_scope: CacheScope::Private,
             hide_unauthorized_tools: false,
             consents_per_caller: crate::state::store::DEFAULT_CONSENTS_PER_CALLER,
+            list_failures: true,
             http: HttpOptions::default(),
         }
     }

@@ -7,6 +7,7 @@ pub(crate) mod args;
 pub(crate) mod http;
 pub(crate) mod in_process;
 pub(crate) mod stdio;
+pub(crate) mod test_client;
 
 /// SIGINT or SIGTERM: what ends `serve_stdio` and `serve_http` as EOF would.
 pub(crate) async fn shutdown_signal() {
