@@ -58,6 +58,60 @@ pub trait Contract: Copy + Send + Sync + 'static {
     }
 }
 
+/// A reason a tool whose contract is `C` may raise with `ctx.fail(..)`: the reasons of `C`
+/// itself, and, for a tool that adds its own reasons to a shared contract
+/// (`#[tool(contract = Shared)]` with `#[errors(...)]`), the shared contract's reasons, for
+/// which `#[tool]` implements it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a failure reason of this tool, whose contract is `{C}`",
+    label = "not a reason of `{C}`",
+    note = "`ctx.fail` takes the reasons the tool declares with `#[errors(...)]`, and those of the shared contract it names with `#[tool(contract = ..)]`"
+)]
+pub trait ReasonOf<C: Contract>: Contract {}
+
+impl<C: Contract> ReasonOf<C> for C {}
+
+/// The contract table of a tool that adds its own reasons to a shared contract: `first`
+/// (its own, in declaration order), then `then` (the shared contract's). `N` is the sum of
+/// their lengths. Used by the code `#[tool]` generates, in a constant.
+#[doc(hidden)]
+pub const fn __concat_entries<const N: usize>(first: &[ContractEntry], then: &[ContractEntry]) -> [ContractEntry; N] {
+    assert!(!first.is_empty() && first.len() + then.len() == N, "N is the sum of the lengths");
+    let mut out = [first[0]; N];
+    let mut i = 0;
+    while i < first.len() {
+        out[i] = first[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < then.len() {
+        out[first.len() + j] = then[j];
+        j += 1;
+    }
+    out
+}
+
+/// Whether `entries` declares `reason`, at compile time: a reason a tool declares and its
+/// shared contract declares too is a compile error.
+#[doc(hidden)]
+pub const fn __declares(entries: &[ContractEntry], reason: &str) -> bool {
+    let mut i = 0;
+    while i < entries.len() {
+        let (a, b) = (entries[i].reason.as_bytes(), reason.as_bytes());
+        if a.len() == b.len() {
+            let mut k = 0;
+            while k < a.len() && a[k] == b[k] {
+                k += 1;
+            }
+            if k == a.len() {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
 /// The contract of a tool that declares no failure modes: it has no reasons, so
 /// `ctx.fail` cannot be called on a `Ctx<NoReasons>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

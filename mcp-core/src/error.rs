@@ -141,6 +141,21 @@ impl ToolError {
         Self::new(ErrorCode::RequestCancelled, "The request was cancelled.").reason("cancelled").retryable(false)
     }
 
+    /// `true` for the value [`ToolError::cancelled`] returns, and for any failure whose code
+    /// is `RequestCancelled` (-32011): the call stopped because the client cancelled it.
+    /// Check it where a handler (or a service under it) must tell a cancellation from a
+    /// failure, e.g. to skip recording a half-done import as failed:
+    ///
+    /// ```
+    /// use mcp_core::ToolError;
+    ///
+    /// assert!(ToolError::cancelled().is_cancelled());
+    /// assert!(!ToolError::timeout("too slow").is_cancelled());
+    /// ```
+    pub fn is_cancelled(&self) -> bool {
+        self.0.code == ErrorCode::RequestCancelled
+    }
+
     /// A failure built from a declared contract entry: its code, `when` as the message, its
     /// reason (locked), and `retryable` when declared. The recovery hint is filled in at the
     /// handler boundary unless the throw site sets one.
@@ -221,6 +236,24 @@ impl ToolError {
     /// (later calls win); any other value is stored under the key `value`. The keys the
     /// runtime writes (`reason`, `retryable`, `recovery`, `issues`, `requestId`) are written
     /// after the author's data and always win.
+    ///
+    /// The error result of a tool that declares an output schema carries no
+    /// `structuredContent` (clients check it against that schema even on errors), so there
+    /// the data reaches the model in the text instead: one line `Details: <compact JSON>`
+    /// before the terms line, cut at 1,024 characters followed by `…`, without the runtime's
+    /// keys (the text says those already):
+    ///
+    /// ```text
+    /// Error: No tag called `rust-lang`.
+    ///
+    /// Recovery: Use one of the tags listed in the details.
+    ///
+    /// Details: {"known":["rust","go"]}
+    ///
+    /// (reason no_such_tag · not retryable · request UTFAC-QE0MB)
+    /// ```
+    ///
+    /// Keep it small and written for the model: it is part of what the model reads.
     ///
     /// A value that fails to serialize is dropped and recorded under `dataError`.
     #[must_use]

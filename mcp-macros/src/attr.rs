@@ -78,6 +78,8 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "meta",
     "allow_unknown_args",
     "needs_session",
+    "asks",
+    "app_data",
     "timeout_ms",
     "scopes",
     "contract",
@@ -111,6 +113,12 @@ pub(crate) struct ToolAttr {
     pub(crate) meta: Vec<(LitStr, Lit)>,
     pub(crate) allow_unknown_args: bool,
     pub(crate) needs_session: bool,
+    /// `asks` / `asks = false`: whether the handler asks the client (elicitation, sampling,
+    /// roots, consent); without it, read from the body.
+    pub(crate) asks: Option<bool>,
+    /// `app_data(Db, Config)`: the app data types the handler reads; `build()` fails naming
+    /// one that was not registered.
+    pub(crate) app_data: Vec<syn::Type>,
     pub(crate) timeout_ms: Option<LitInt>,
     /// `scopes("notes:write", ..)`: the scopes written as string literals.
     pub(crate) scopes: Vec<LitStr>,
@@ -305,20 +313,9 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
                 attr.description = str_value(cx, &meta, "description", "description = \"What the tool does.\"")?;
             }
             // A flag, or `= true` / `= false`.
-            "allow_unknown_args" => {
-                attr.allow_unknown_args = if meta.input.peek(Token![=]) {
-                    bool_value(cx, &meta, "allow_unknown_args")?.is_some_and(|b| b.value)
-                } else {
-                    true
-                };
-            }
-            "needs_session" => {
-                attr.needs_session = if meta.input.peek(Token![=]) {
-                    bool_value(cx, &meta, "needs_session")?.is_some_and(|b| b.value)
-                } else {
-                    true
-                };
-            }
+            "allow_unknown_args" => attr.allow_unknown_args = flag(cx, &meta, "allow_unknown_args")?.unwrap_or(false),
+            "needs_session" => attr.needs_session = flag(cx, &meta, "needs_session")?.unwrap_or(false),
+            "asks" => attr.asks = flag(cx, &meta, "asks")?,
             "timeout_ms" => {
                 attr.timeout_ms = match value(cx, &meta, "timeout_ms", "timeout_ms = 30000")? {
                     Some(Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. })) => Some(i),
@@ -334,6 +331,7 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
             }
             "contract" => attr.contract = path_value(cx, &meta, "contract", "contract = MyErrors")?,
             "scopes" => attr.scopes = parse_scopes(cx, &meta)?,
+            "app_data" => attr.app_data = parse_app_data(cx, &meta)?,
             "uri" => attr.uri = str_value(cx, &meta, "uri", "uri = \"notes://index\"")?,
             "uri_template" => {
                 attr.uri_template = str_value(cx, &meta, "uri_template", "uri_template = \"notes://{name}\"")?;
@@ -386,6 +384,29 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
         cx.syn_error(e);
     }
     attr
+}
+
+/// A flag key: bare (`true`), or `key = true` / `key = false`; `None` when the value is not
+/// a `bool` (reported).
+fn flag(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Option<bool>> {
+    if meta.input.peek(Token![=]) { Ok(bool_value(cx, meta, key)?.map(|b| b.value)) } else { Ok(Some(true)) }
+}
+
+/// `app_data(Db, Config)`: the types the handler reads with `ctx.app_data::<T>()`.
+fn parse_app_data(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<syn::Type>> {
+    if !expect_list(cx, meta, "app_data", "app_data(Db, Config)")? {
+        return Ok(Vec::new());
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let types = content.parse_terminated(syn::Type::parse, Token![,])?;
+    if types.is_empty() {
+        cx.error_spanned_by(
+            &meta.path,
+            "`app_data(...)` is empty; name the types the handler reads with `ctx.app_data::<T>()`: `app_data(Db)`, or remove it",
+        );
+    }
+    Ok(types.into_iter().collect())
 }
 
 /// `scopes("notes:read", "notes:write")`: string literals. Anything else is reported at its

@@ -71,6 +71,7 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemEnum) -> TokenStream {
         &quote!(pub),
         ident,
         entries.iter().map(|(variant, reason, e)| (variant, reason, e)),
+        None,
     );
     let errors = check.err().map(|e| e.to_compile_error());
     quote! {

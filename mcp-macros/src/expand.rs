@@ -199,7 +199,14 @@ fn reason_enum(tool: &Tool<'_>, with_table: bool) -> TokenStream {
     }
     let impls = if with_table {
         let vis = quote!(#vis);
-        contract_impls(&krate, &vis, &enum_ident, entries.iter().map(|(e, reason, variant)| (variant, *reason, *e)))
+        let shared = tool.attr.contract.as_ref().map(|path| Shared { path, tool: tool_name(tool) });
+        contract_impls(
+            &krate,
+            &vis,
+            &enum_ident,
+            entries.iter().map(|(e, reason, variant)| (variant, *reason, *e)),
+            shared.as_ref(),
+        )
     } else {
         // Reasons the handler names but does not declare (already reported) get a variant, so
         // that the body adds no second error.
@@ -240,16 +247,59 @@ fn reason_enum(tool: &Tool<'_>, with_table: bool) -> TokenStream {
     }
 }
 
+/// The shared contract a tool adds its own reasons to (`#[tool(contract = Shared)]` with
+/// `#[errors]`), and the tool's name, for the duplicate check's message.
+pub(crate) struct Shared<'a> {
+    pub(crate) path: &'a syn::Path,
+    pub(crate) tool: String,
+}
+
 /// `as_str` and the `Contract` impl with its static table, for a reason enum whose variants
 /// are declared in table order (a tool's generated enum, or a `#[contract]` enum).
+///
+/// With `shared`, the table is the enum's own entries then the shared contract's (a constant
+/// made by a `const fn`: still a static table), the shared contract's reasons are reasons of
+/// this enum's tool (`ReasonOf`), and each own reason the shared contract declares too is a
+/// compile error at the reason.
 pub(crate) fn contract_impls<'e>(
     krate: &TokenStream,
     vis: &TokenStream,
     ident: &Ident,
     entries: impl Iterator<Item = (&'e Ident, &'e LitStr, &'e ErrorsAttr)> + Clone,
+    shared: Option<&Shared<'_>>,
 ) -> TokenStream {
     let arms = entries.clone().map(|(variant, reason, _)| quote!(Self::#variant => #reason));
-    let table = entries.map(|(_, reason, e)| entry_tokens(krate, reason, e));
+    let table = entries.clone().map(|(_, reason, e)| entry_tokens(krate, reason, e));
+    let (table, composed) = match shared {
+        None => (quote!(&[#(#table,)*]), TokenStream::new()),
+        Some(Shared { path, tool }) => {
+            let own = entries.clone().count();
+            let theirs = quote!(<#path as #krate::Contract>::ENTRIES);
+            let shown = quote!(#path).to_string().replace(' ', "");
+            let duplicates = entries.map(|(_, reason, _)| {
+                let value = reason.value();
+                let message = format!(
+                    "reason `{value}` of tool `{tool}` is declared twice: by its `#[errors(...)]` and by the shared contract `{shown}`; remove the `#[errors]` entry (the contract's applies), or give it a reason of its own"
+                );
+                // Spanned at the tool's reason: the error is reported there.
+                quote_spanned! {reason.span()=>
+                    const _: () = if #krate::__private::declares(#theirs, #reason) {
+                        ::core::panic!(#message)
+                    };
+                }
+            });
+            let table = quote! {
+                &#krate::__private::concat_entries::<{ #own + #theirs.len() }>(&[#(#table,)*], #theirs)
+            };
+            let composed = quote! {
+                /// The shared contract's reasons are this tool's too: `ctx.fail` takes them.
+                impl #krate::ReasonOf<#ident> for #path {}
+
+                #(#duplicates)*
+            };
+            (table, composed)
+        }
+    };
     quote! {
         impl #ident {
             /// The reason string sent in `data.reason`.
@@ -261,13 +311,15 @@ pub(crate) fn contract_impls<'e>(
         }
 
         impl #krate::Contract for #ident {
-            const ENTRIES: &'static [#krate::ContractEntry] = &[#(#table,)*];
+            const ENTRIES: &'static [#krate::ContractEntry] = #table;
 
             fn entry(self) -> &'static #krate::ContractEntry {
-                // Variants are declared in table order.
+                // Variants are declared in table order, before any shared contract's entries.
                 &Self::ENTRIES[self as usize]
             }
         }
+
+        #composed
     }
 }
 
@@ -701,6 +753,17 @@ fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> Tok
     if attr.needs_session {
         fields.push(quote!(needs_session: true));
     }
+    if attr.asks.unwrap_or_else(|| asks_in_body(tool)) {
+        fields.push(quote!(asks: true));
+    }
+    if !attr.app_data.is_empty() {
+        // Each at its type: a type that cannot be app data is an error there.
+        let needs = attr
+            .app_data
+            .iter()
+            .map(|ty| quote_spanned!(syn::spanned::Spanned::span(ty)=> __mcp::app_data_of::<#ty> as __mcp::AppDataOf));
+        fields.push(quote!(app_data: &[#(#needs),*]));
+    }
     if tool.original.sig.asyncness.is_none() {
         // A fn without `async` may block: the runtime may run it on a blocking thread.
         fields.push(quote!(blocking: true));
@@ -717,6 +780,27 @@ fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> Tok
     }
     let new = quote!(__mcp::ToolInfo::new(#wire_name, #description, ::core::module_path!()));
     if fields.is_empty() { new } else { quote!(__mcp::ToolInfo { #(#fields,)* ..#new }) }
+}
+
+/// Whether the handler's body asks the client: a method call `.ask(..)` or `.consent(..)`
+/// (what `Ctx` ends a call asking with). An ask made elsewhere (a helper fn) is declared with
+/// `#[tool(asks)]`; `#[tool(asks = false)]` overrides a call of another type's method so named.
+fn asks_in_body(tool: &Tool<'_>) -> bool {
+    fn scan(tokens: TokenStream) -> bool {
+        use proc_macro2::TokenTree;
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        tokens.iter().enumerate().any(|(i, tt)| match tt {
+            TokenTree::Group(g) => scan(g.stream()),
+            TokenTree::Ident(method) if method == "ask" || method == "consent" => {
+                let after_dot = i > 0 && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                let called = matches!(tokens.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+                after_dot && called
+            }
+            _ => false,
+        })
+    }
+    let stmts = &tool.original.block.stmts;
+    scan(quote!(#(#stmts)*))
 }
 
 /// The description: `description = ".."`, else the doc attributes' text (a string, or

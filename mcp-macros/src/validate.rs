@@ -390,13 +390,6 @@ fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
             Err(e) => cx.error_spanned_by(t, format!("`timeout_ms` must be a whole number of milliseconds: {e}")),
         }
     }
-    if let (Some(path), Some(first)) = (&tool.attr.contract, tool.errors.first()) {
-        cx.error_spanned_by(
-            path,
-            "a tool takes its failure modes either from `#[errors(...)]` or from a shared `contract = ...`, not both",
-        );
-        cx.error_at(first.span, "note: `#[errors]` used here");
-    }
 }
 
 /// `scopes(..)`: each an OAuth scope token (RFC 6749 §3.3: visible ASCII without space, `"`
@@ -501,9 +494,17 @@ fn errors(cx: &Ctxt, tool: &Tool<'_>) {
             Some(guess) => format!(
                 "`{enum_ident}` has no reason `{name}`; did you mean `{guess}`? tool `{tool_name}` declares {declared}"
             ),
-            None => format!(
-                "`{enum_ident}` has no reason `{name}`: tool `{tool_name}` declares {declared}; to raise `{reason}`, declare it with `#[errors(reason = \"{reason}\", code = .., when = \"..\", recovery = \"..\")]`"
-            ),
+            None => match &tool.attr.contract {
+                Some(shared) => {
+                    let shared = quote::quote!(#shared).to_string().replace(' ', "");
+                    format!(
+                        "`{enum_ident}` has no reason `{name}`: tool `{tool_name}` declares {declared}; a reason of the shared contract is raised by its own name (`ctx.fail({shared}::{name})`), and one of this tool's own is declared with `#[errors(reason = \"{reason}\", code = .., when = \"..\", recovery = \"..\")]`"
+                    )
+                }
+                None => format!(
+                    "`{enum_ident}` has no reason `{name}`: tool `{tool_name}` declares {declared}; to raise `{reason}`, declare it with `#[errors(reason = \"{reason}\", code = .., when = \"..\", recovery = \"..\")]`"
+                ),
+            },
         };
         cx.error_spanned_by(&ident, message);
     }

@@ -149,21 +149,21 @@ pub use context::logging::{client_log_layer, current_request_id, init_stderr_log
 pub use context::text::TextValue;
 pub use features::completion::IntoCompletion;
 pub use features::prompts::{IntoPrompt, PromptResult};
-pub use features::resources::{IntoListing, IntoResource, Resource, ResourceDir};
+pub use features::resources::{IntoListing, IntoResource, Json, Resource, ResourceDir};
 pub use hooks::policy::{PolicyRequest, Refusal};
 pub use hooks::{Audit, AuditRecord, CallerKey, ErrorView, Hook, HookRequest, Outcome, OutcomeKind, RateLimit};
 #[cfg(feature = "jwt")]
 pub use jsonwebtoken::Algorithm;
 pub use mcp_core::{
     Annotations, CallToolResult, Content, Contract, ContractEntry, ErrorCode, Icon, IntoContents, NoReasons,
-    PromptMessage, ResourceContents, Role, Severity, ToolAnnotations, ToolError, classify,
+    PromptMessage, ReasonOf, ResourceContents, Role, Severity, ToolAnnotations, ToolError, classify,
 };
 pub use mcp_macros::{contract, errors, prompt, resource, tool};
 pub use rpc::channel::Transport;
 pub use rpc::jsonrpc::RpcError;
 pub use rpc::request_id::RequestId;
 pub use schemars;
-pub use server::{CacheScope, Error, Server, ServerBuilder, store_from_url};
+pub use server::{CacheScope, Error, FAILURES_META_KEY, Server, ServerBuilder, store_from_url};
 #[cfg(feature = "redis")]
 pub use state::redis::RedisStore;
 pub use state::store::{MemoryStore, State, StateStore, StoreError};
@@ -209,6 +209,12 @@ where
     Some(observe::export::layer(telemetry))
 }
 
+/// Testing a server in-process: [`TestClient`](testing::TestClient) drives a [`Server`]
+/// through the real pipeline in either [`Era`](testing::Era).
+pub mod testing {
+    pub use crate::transport::test_client::{Era, TestClient};
+}
+
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
@@ -239,8 +245,10 @@ pub mod __private {
     };
     pub use crate::tools::params::{Param, ParamType, Reader};
     pub use crate::tools::tool::{
-        Args, Finished, Hints, IconInfo, OutputSchema, Running, Started, ToolDef, ToolInfo, params_schema,
+        AppDataOf, Args, Finished, Hints, IconInfo, OutputSchema, Running, Started, ToolDef, ToolInfo, app_data_of,
+        params_schema,
     };
+    pub use mcp_core::{__concat_entries as concat_entries, __declares as declares};
     pub use schemars::{Schema, SchemaGenerator};
     pub use serde;
     pub use serde_json::Value;

@@ -113,6 +113,11 @@ fn fetch_items(
             .fail(FetchItemsError::NoMatch)
             .message("No ids matched. Call search_docs to discover valid ids, then retry.")),
         Some("retry_only") => Err(ToolError::service_unavailable("upstream restarting").retryable(true)),
+        // Data of the author's, and a key of the runtime's that the runtime's value overrides.
+        Some("data") => Err(ctx
+            .fail(FetchItemsError::NoMatch)
+            .hint("Use one of the ids listed in the details.")
+            .data(serde_json::json!({"known": ["a1", "b2"], "reason": "not_this", "note": "line one\nline two"}))),
         Some("plain") => Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, "disk says no").into()),
         _ => Ok(Items { ids }),
     }

@@ -394,18 +394,139 @@ fn the_legacy_gate_refuses_with_the_exact_envelope_before_anything_is_sent() {
     assert!(logged, "logged: {}", client.stderr());
 }
 
+/// Issue 33 item 2: over HTTP without sessions a 2025-era request cannot be asked, whatever
+/// its client declared (here it declared `elicitation`): the refusal says so, and says how a
+/// call can succeed (a 2026-07-28 client, or a server with sessions).
 #[test]
-fn stateless_http_refuses_with_the_blind_envelope() {
-    let mut client = legacy("stateless", &json!({"elicitation": {}}));
+fn stateless_http_refuses_naming_the_real_cause() {
+    let mut client = legacy("stateless", &json!({"elicitation": {}, "sampling": {}}));
     let response = client.roundtrip("tools/call", json!({"name": "summarize", "arguments": {"text": "t"}}));
     let mut result = response["result"].clone();
     take_request_id(&mut result);
-    let message = "Cannot request input 'summary' (sampling/createMessage): the client on this 2025-era connection did not declare the `sampling` capability (this request is served per-request, so no client capabilities are available and no server-to-client round trip can be made)";
-    let hint = "No client capabilities are visible on a per-request connection, so `sampling` cannot be requested here. Reconnect over a stateful session whose client declares it.";
+    let message = "Cannot request input 'summary' (sampling/createMessage): this server serves HTTP without sessions, and a 2025-era request there cannot be asked anything (no server-to-client round trip is possible within one request)";
+    let hint = "Asking needs a client that speaks MCP 2026-07-28 (it answers in a retry of the call) or a server that keeps sessions; do not retry with this client.";
     assert_eq!(
-        result["structuredContent"]["error"],
-        json!({"code": -32600, "message": message, "data": {"reason": "client_capability_missing", "retryable": false, "recovery": {"hint": hint}, "requestId": "<RID>"}})
+        result,
+        json!({
+            "content": [{"type": "text", "text": format!("Error: {message}\n\nRecovery: {hint}\n\n(reason client_capability_missing · not retryable · request <RID>)")}],
+            "structuredContent": {"error": {"code": -32600, "message": message, "data": {"reason": "client_capability_missing", "retryable": false, "recovery": {"hint": hint}, "requestId": "<RID>"}}},
+            "isError": true,
+        })
     );
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Sure {
+    /// Remove it?
+    #[allow(dead_code)]
+    sure: bool,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Removed {
+    removed: String,
+}
+
+/// Removes `path` once the user confirms; a client that cannot be asked is told what to do.
+#[tool]
+fn remove_with_fallback(ctx: &Ctx, path: String) -> Result<Removed, ToolError> {
+    match ctx.inputs().form::<Sure>("confirm") {
+        Elicited::Accepted(_) => Ok(Removed { removed: path }),
+        _ => Err(ctx.ask(
+            Ask::new()
+                .elicit("confirm", Elicitation::form_for::<Sure>(format!("Remove {path}?")))
+                .fallback_hint("Ask the user to confirm in the chat, then call remove_confirmed."),
+        )),
+    }
+}
+
+/// Issue 33 item 2: the ask's fallback hint reaches the model, in the text of a tool with an
+/// output schema (whose error result has no `structuredContent`), after the hint.
+#[test]
+fn the_fallback_hint_of_a_stateless_refusal_reaches_the_model() {
+    let server = Server::builder("t", "0").tool(remove_with_fallback).stateless_http(true).build().expect("builds");
+    let http = mcp_tests::http::InProcess::serve(server);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "remove_with_fallback", "arguments": {"path": "/a"}}});
+    let headers = [("content-type", "application/json"), ("accept", "application/json, text/event-stream")];
+    let response =
+        mcp_tests::http::request(http.port, "POST", "/mcp", &headers, body.to_string().as_bytes()).expect("answered");
+    assert_eq!(response.status, 200);
+    let answer: Value = serde_json::from_str(&response.text()).expect("JSON");
+    let mut result = answer["result"].clone();
+    take_request_id(&mut result);
+    assert_eq!(
+        result,
+        json!({
+            "content": [{"type": "text", "text": "Error: Cannot request input 'confirm' (elicitation/create): this server serves HTTP without sessions, and a 2025-era request there cannot be asked anything (no server-to-client round trip is possible within one request)\n\nRecovery: Asking needs a client that speaks MCP 2026-07-28 (it answers in a retry of the call) or a server that keeps sessions; do not retry with this client. Ask the user to confirm in the chat, then call remove_confirmed.\n\n(reason client_capability_missing · not retryable · request <RID>)"}],
+            "isError": true,
+        })
+    );
+}
+
+/// Issue 33 item 2: `build()` knows which tools ask (the macro reads `ctx.ask(..)` and
+/// `ctx.consent(..)` in the body); without sessions it warns, or refuses with
+/// `deny_stateless_asks(true)`, naming them.
+#[test]
+#[allow(clippy::items_after_statements)] // the tools are defined where each case starts
+fn a_stateless_server_with_asking_tools_is_refused_on_request() {
+    /// Asks nothing.
+    #[tool]
+    fn plain() -> String {
+        "plain".into()
+    }
+    let builder = || Server::builder("t", "0").tool(remove_with_fallback).tool(plain);
+    let refused = builder().stateless_http(true).deny_stateless_asks(true).build().err().expect("refused");
+    assert_eq!(
+        refused.to_string(),
+        "tool `remove_with_fallback` asks the client (elicitation, sampling, roots or consent), but the server serves HTTP without sessions (`stateless_http(true)`, `--stateless`), where a 2025-era client cannot be asked anything (`deny_stateless_asks(true)`): serve with sessions, or turn `deny_stateless_asks` off to serve it to 2026-07-28 clients only"
+    );
+    // With sessions, or without the setting, it builds.
+    assert!(builder().deny_stateless_asks(true).build().is_ok());
+    assert!(builder().stateless_http(true).build().is_ok());
+
+    // An ask in a helper is declared; a method of another type named `ask` is overridden.
+    fn ask_in_helper(ctx: &Ctx) -> ToolError {
+        ctx.ask(Ask::new().list_roots("roots"))
+    }
+    /// Asks through a helper.
+    #[tool(asks)]
+    fn helper_asks(ctx: &Ctx) -> Result<String, ToolError> {
+        Err(ask_in_helper(ctx))
+    }
+    struct Oracle;
+    impl Oracle {
+        #[allow(clippy::unused_self)] // a method named `ask` on a value, like `ctx.ask`
+        fn ask(&self, question: &str) -> String {
+            format!("42 ({question})")
+        }
+    }
+    /// Asks an oracle, not the client.
+    #[tool(asks = false)]
+    fn oracle() -> String {
+        Oracle.ask("why")
+    }
+    let strict = || Server::builder("t", "0").stateless_http(true).deny_stateless_asks(true);
+    let refused = strict().tool(helper_asks).build().err().expect("refused");
+    assert!(refused.to_string().starts_with("tool `helper_asks` asks the client"), "{refused}");
+    assert!(strict().tool(oracle).build().is_ok());
+}
+
+/// The warning names every tool that asks, once, when the fixture serves without sessions.
+#[test]
+fn a_stateless_server_with_asking_tools_warns_at_build() {
+    let client = legacy("stateless", &json!({}));
+    assert!(client.wait_for_stderr("ask the client", 1), "{}", client.stderr());
+    let stderr = client.stderr();
+    let line = stderr.lines().find(|l| l.contains("ask the client")).expect("the warning");
+    assert!(line.contains(" WARN "), "{line}");
+    assert!(
+        line.ends_with("tools `confirm_delete`, `summarize`, `list_roots`, `ask_all`, `keep_asking`, `count_rounds`, `delete_item` ask the client (elicitation, sampling, roots or consent), but the server serves HTTP without sessions (`stateless_http(true)`, `--stateless`), where a 2025-era client cannot be asked anything: a 2025-era call is refused with `client_capability_missing`, only 2026-07-28 clients can answer; serve with sessions for 2025-era clients (`deny_stateless_asks(true)` makes this an error)"),
+        "{line}"
+    );
+    // Served with sessions, nothing is said (the warning would come before the line that
+    // says the server listens, which `legacy` waited for).
+    let with_sessions = legacy("http", &json!({}));
+    assert!(!with_sessions.stderr().contains("ask the client"), "{}", with_sessions.stderr());
 }
 
 #[test]

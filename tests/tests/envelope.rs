@@ -230,6 +230,33 @@ fn the_plain_error_is_logged_with_its_source_chain_but_never_sent() {
     assert!(line.contains("chain=disk says no"), "{line}");
 }
 
+/// Issue 33 item 9 (ERRORS.md §6, "Log record"): a declared failure is an expected outcome,
+/// logged at info; a plain error and a failure the contract does not declare stay at error.
+/// A record has no empty field: no `chain=` without a source, no `reason=` without a reason.
+#[test]
+fn declared_failures_log_at_info_and_plain_errors_at_error_without_empty_fields() {
+    let mut c = server();
+    for (args, level, reason, chain) in [
+        (json!({"ids": ["a1"], "mode": "queue"}), " INFO ", Some("queue_full"), None),
+        (json!({"ids": ["b7"], "mode": "service"}), " INFO ", Some("forbidden_id"), None),
+        (json!({"ids": ["a1"], "mode": "plain"}), " ERROR ", None, Some("disk says no")),
+        (json!({"ids": ["a1"], "mode": "retry_only"}), " ERROR ", None, None),
+    ] {
+        let (result, rid) = fetch(&mut c, &args);
+        let message = result["structuredContent"]["error"]["message"].as_str().expect("message").to_owned();
+        let line = log_line(&c, &[&format!("Error in tool:fetch_items: {message}"), &rid]);
+        assert!(line.contains(level), "{args}: {line}");
+        match reason {
+            Some(reason) => assert!(line.contains(&format!(" reason=\"{reason}\"")), "{args}: {line}"),
+            None => assert!(!line.contains(" reason="), "{args}: {line}"),
+        }
+        match chain {
+            Some(chain) => assert!(line.contains(&format!(" chain={chain}")), "{args}: {line}"),
+            None => assert!(!line.contains(" chain="), "{args}: {line}"),
+        }
+    }
+}
+
 fn normalised(mut result: Value) -> Value {
     take_request_id(&mut result);
     result

@@ -620,28 +620,44 @@ fn closing_a_modern_calls_response_cancels_the_call() {
 }
 
 #[test]
-fn closing_a_legacy_calls_response_does_not_cancel_it() {
-    for args in MODES {
-        let c = server(args);
-        let port = c.http_port().expect("http");
-        let session = if args.is_empty() { Some(legacy_session(port)) } else { None };
-        let body = json!({"jsonrpc": "2.0", "id": "w", "method": "tools/call", "params": {"name": "wait_cancel", "arguments": {}}});
-        let connection =
-            send(port, "POST", "/mcp", &borrowed(&legacy_headers(session.as_deref())), body.to_string().as_bytes())
-                .expect("sent");
-        assert!(c.wait_for_stderr("waiting for a cancel", 1), "{args:?}: the call never started:\n{}", c.stderr());
-        drop(connection);
-        // Not a synchronisation: a window in which a cancellation would show, were there one
-        // (the modern case above shows it well within it).
-        std::thread::sleep(Duration::from_secs(1));
-        assert_eq!(cleanups(&c), 0, "{args:?}: a dropped legacy connection is not a cancellation");
-        if let Some(sid) = session {
-            // Its session can still cancel it.
-            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "w"}});
-            assert_eq!(post_legacy(port, Some(&sid), &cancel).status, 202);
-            assert!(eventually(|| cleanups(&c) == 1), "stderr:\n{}", c.stderr());
-        }
-    }
+fn closing_a_legacy_calls_response_does_not_cancel_it_in_a_session() {
+    let c = server(&[]);
+    let port = c.http_port().expect("http");
+    let sid = legacy_session(port);
+    let body = json!({"jsonrpc": "2.0", "id": "w", "method": "tools/call", "params": {"name": "wait_cancel", "arguments": {}}});
+    let connection =
+        send(port, "POST", "/mcp", &borrowed(&legacy_headers(Some(&sid))), body.to_string().as_bytes()).expect("sent");
+    assert!(c.wait_for_stderr("waiting for a cancel", 1), "the call never started:\n{}", c.stderr());
+    drop(connection);
+    // Not a synchronisation: a window in which a cancellation would show, were there one
+    // (the stateless case below shows it well within it). The client may resume the stream.
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(cleanups(&c), 0, "a dropped connection of a session is not a cancellation");
+    // Its session can still cancel it.
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "w"}});
+    assert_eq!(post_legacy(port, Some(&sid), &cancel).status, 202);
+    assert!(eventually(|| cleanups(&c) == 1), "stderr:\n{}", c.stderr());
+}
+
+/// Issue 33 item 4: without sessions, a 2025 request's stream is the only thing that reaches
+/// its call (no session carries `notifications/cancelled`, no stream is resumed): closing it
+/// cancels the call, as for a 2026-07-28 request.
+#[test]
+fn closing_a_legacy_calls_response_cancels_it_without_sessions() {
+    let c = server(&["--stateless"]);
+    let port = c.http_port().expect("http");
+    let body = json!({"jsonrpc": "2.0", "id": "w", "method": "tools/call", "params": {"name": "wait_cancel", "arguments": {}}});
+    let connection =
+        send(port, "POST", "/mcp", &borrowed(&legacy_headers(None)), body.to_string().as_bytes()).expect("sent");
+    assert!(c.wait_for_stderr("waiting for a cancel", 1), "the call never started:\n{}", c.stderr());
+    assert_eq!(cleanups(&c), 0, "the handler waits until it is cancelled");
+    drop(connection);
+    assert!(eventually(|| cleanups(&c) == 1), "the handler saw ctx.cancelled(); stderr:\n{}", c.stderr());
+    // The server is fine afterwards.
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+    let r = post_legacy(port, None, &list);
+    assert_eq!((r.status, &r.body["id"]), (200, &json!(2)), "{}", r.body);
+    assert!(r.body["result"]["tools"].is_array(), "{}", r.body);
 }
 
 // ---------------------------------------------------------------------------------------

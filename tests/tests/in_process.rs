@@ -175,6 +175,40 @@ async fn state_is_read_with_a_question_mark_and_missing_state_is_a_configuration
     );
 }
 
+/// Greets someone with the server's greeting, declaring that it reads it.
+#[tool(app_data(Greeting))]
+fn greet_declared(ctx: &Ctx, name: String) -> Result<String, ToolError> {
+    Ok(format!("{}, {name}.", ctx.app_data::<Greeting>()?.0))
+}
+
+/// Issue 33 item 10: a tool that declares the app data it reads (`#[tool(app_data(T))]`)
+/// fails `build()` (and `add_tool`) naming the type when none was registered, instead of
+/// failing every call at run time.
+#[tokio::test]
+async fn a_declared_app_data_type_that_was_not_registered_fails_the_build() {
+    let err = RuntimeServer::builder("s", "1").tool(greet_declared).build().err().expect("refused");
+    assert!(
+        matches!(&err, Error::MissingAppData { tool, type_name } if tool == "greet_declared" && type_name.ends_with("::Greeting")),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("tool `greet_declared` reads app data `") && message.contains("add `.app_data(value)`"),
+        "{message}"
+    );
+
+    let built =
+        RuntimeServer::builder("s", "1").tool(greet_declared).app_data(Greeting("Hello")).build().expect("builds");
+    assert_eq!(built.call("greet_declared", json!({"name": "Ada"})).await.first_text(), Some("Hello, Ada."));
+
+    // Added while running: refused the same way, and not listed.
+    let bare = RuntimeServer::builder("s", "1").build().expect("builds");
+    assert!(matches!(bare.add_tool(greet_declared), Err(Error::MissingAppData { .. })));
+    assert!(bare.tool_descriptors().is_empty());
+    // A disabled tool cannot run: it needs nothing.
+    assert!(RuntimeServer::builder("s", "1").disabled_tool(greet_declared, "off").build().is_ok());
+}
+
 /// Keeps a running total in the session (it needs one).
 #[tool(needs_session)]
 fn running_total() -> String {
@@ -237,4 +271,52 @@ async fn string_errors_are_plain_failures_with_their_message() {
         "isError": true,
     });
     assert_eq!(normalised(local(&server, "refuse", json!({})).await), expected);
+}
+
+/// The failure modes shared by the item tools.
+#[contract]
+enum ItemError {
+    #[errors(code = NotFound, when = "No item has this id.", recovery = "Call search_items to find a valid id.")]
+    NoSuchItem,
+}
+
+/// Imports one item: the shared contract, and a reason of its own.
+#[tool(contract = ItemError)]
+#[errors(
+    reason = "too_large",
+    code = ValidationError,
+    retryable = false,
+    when = "The item is larger than 1 MiB.",
+    recovery = "Split the item into parts under 1 MiB and import each."
+)]
+fn import_item(ctx: &Ctx<ImportItemError>, id: String, bytes: u64) -> Result<String, ToolError> {
+    if id.is_empty() {
+        return Err(ctx.fail(ItemError::NoSuchItem));
+    }
+    if bytes > 1 << 20 {
+        return Err(ctx.fail(ImportItemError::TooLarge));
+    }
+    Ok(id)
+}
+
+/// Issue 33 item 5: a tool with a shared contract and a reason of its own raises both, each
+/// with its declared code and recovery, and `tools/list` shows both (its own first).
+#[tokio::test]
+async fn a_shared_contract_and_the_tools_own_reasons_are_raised_and_listed() {
+    let server = RuntimeServer::builder("s", "1").tool(import_item).build().expect("builds");
+    let shared = normalised(local(&server, "import_item", json!({"id": "", "bytes": 1})).await);
+    assert_eq!(shared["structuredContent"]["error"]["code"], -32001, "{shared}");
+    assert_eq!(shared["structuredContent"]["error"]["data"]["reason"], "no_such_item", "{shared}");
+    assert_eq!(
+        shared["structuredContent"]["error"]["data"]["recovery"]["hint"], "Call search_items to find a valid id.",
+        "{shared}"
+    );
+    let own = normalised(local(&server, "import_item", json!({"id": "a", "bytes": 2_000_000})).await);
+    assert_eq!(own["structuredContent"]["error"]["code"], -32007, "{own}");
+    assert_eq!(own["structuredContent"]["error"]["data"]["reason"], "too_large", "{own}");
+    assert_eq!(own["structuredContent"]["error"]["data"]["retryable"], false, "{own}");
+
+    let listed = &server.tool_descriptors()[0]["_meta"][mcp_runtime::FAILURES_META_KEY];
+    let reasons: Vec<&str> = listed.as_array().expect("listed").iter().filter_map(|f| f["reason"].as_str()).collect();
+    assert_eq!(reasons, ["too_large", "no_such_item"], "{listed}");
 }

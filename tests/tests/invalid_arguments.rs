@@ -269,6 +269,102 @@ fn unknown_keys() {
     check(&mut server(), &cases);
 }
 
+/// Issue 33 item 6: an unknown key near an accepted one gets a did-you-mean after its
+/// object's sentence, at any level; a key far from every accepted one gets none.
+#[test]
+fn unknown_keys_near_accepted_ones() {
+    let cases = [
+        case(
+            "search_docs",
+            json!({"query": "ok", "limt": 3}),
+            "limt: unknown key",
+            Hint::Own("Unknown key limt. This tool accepts: query, limit. Did you mean limit?".into()),
+            json!([issue(json!(["limt"]), "additionalProperties", "unknown key")]),
+        ),
+        case(
+            "configure",
+            json!({"opts": {"a": "x"}, "items": [{"nmae": "x"}]}),
+            "items.0.name: missing required field, items.0.nmae: unknown key",
+            Hint::Own(
+                "Provide items.0.name. Unknown key items.0.nmae. items.0 accepts: name. Did you mean name?".into(),
+            ),
+            json!([
+                issue(json!(["items", 0, "name"]), "required", "missing required field"),
+                issue(json!(["items", 0, "nmae"]), "additionalProperties", "unknown key"),
+            ]),
+        ),
+    ];
+    check(&mut server(), &cases);
+}
+
+/// An item of `import`: no `deny_unknown_fields`, as most types are written.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Entry {
+    /// Its name.
+    name: String,
+    /// Its tags.
+    #[serde(default)]
+    tags: Vec<String>,
+    /// Free-form extras: this type opts out, and keeps every key it is sent.
+    #[serde(default)]
+    extra: Option<Extra>,
+}
+
+/// Accepts keys it does not know (the per-type opt-out).
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[schemars(extend("additionalProperties" = true))]
+struct Extra {
+    /// A note.
+    #[allow(dead_code)]
+    note: Option<String>,
+}
+
+/// Imports entries; says how many tags each had.
+#[mcp_runtime::tool]
+fn import(
+    /// The entries.
+    items: Vec<Entry>,
+) -> String {
+    items
+        .iter()
+        .map(|e| format!("{}:{}{}", e.name, e.tags.len(), if e.extra.is_some() { "+" } else { "" }))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Issue 33 item 6: a typo in a nested object is refused, not silently dropped (the
+/// first-hour user's `{"items": [{"tag": ["a"]}]}` imported the item without its tags);
+/// the listed schema says so; a type that opts out keeps accepting unknown keys.
+#[tokio::test]
+async fn unknown_keys_are_refused_at_every_level() {
+    let server = mcp_runtime::Server::builder("t", "0").tool(import).build().expect("builds");
+    let result = server.call("import", json!({"items": [{"name": "a", "tag": ["x"]}]})).await;
+    let mut result = serde_json::to_value(result).expect("serializes");
+    take_request_id(&mut result);
+    let detail = "items.0.tag: unknown key";
+    let hint = "Unknown key items.0.tag. items.0 accepts: name, tags, extra. Did you mean tags?";
+    assert_eq!(
+        result,
+        json!({
+            "content": [{"type": "text", "text": format!("Error: Invalid arguments for tool import: {detail}\n\nRecovery: {hint}\n\n(reason invalid_arguments · request <RID>)")}],
+            "structuredContent": {"error": {"code": -32602, "message": format!("Invalid arguments for tool import: {detail}"), "data": {
+                "reason": "invalid_arguments",
+                "recovery": {"hint": hint},
+                "issues": [issue(json!(["items", 0, "tag"]), "additionalProperties", "unknown key")],
+                "requestId": "<RID>",
+            }}},
+            "isError": true,
+        })
+    );
+    let ok =
+        server.call("import", json!({"items": [{"name": "a", "tags": ["x"], "extra": {"note": "n", "any": 1}}]})).await;
+    assert_eq!(ok.first_text(), Some("a:1+"), "{ok:?}");
+    let schema = &server.tool_descriptors()[0]["inputSchema"];
+    assert_eq!(schema["additionalProperties"], json!(false), "{schema}");
+    assert_eq!(schema["$defs"]["Entry"]["additionalProperties"], json!(false), "{schema}");
+    assert_eq!(schema["$defs"]["Extra"]["additionalProperties"], json!(true), "{schema}");
+}
+
 /// Keys are shown sanitised: control characters removed, cut at 128 characters.
 #[test]
 fn unknown_keys_are_shown_sanitised() {
@@ -335,33 +431,64 @@ fn register(over: &Value) -> Value {
     args
 }
 
-/// The numeric, string and array keywords; each alone is a restatement, so the hint is the
-/// detail and there is no `Recovery:` line.
+/// The numeric, string and array keywords. A pattern, a format, a multiple or duplicates
+/// alone are restatements: the hint is the detail and there is no `Recovery:` line. A range
+/// or a length (issue 33 item 10) gets a sentence of its own naming every bound the schema
+/// sets: the `Recovery:` line says what to send.
 #[test]
+#[allow(clippy::too_many_lines)] // one case per kind of constraint, read top to bottom
 fn bounds_patterns_and_formats() {
     let one = |tool, args, path: &str, keyword: &str, text: &str| {
         case(tool, args, &format!("{path}: {text}"), Hint::Detail, json!([issue(json!([path]), keyword, text)]))
     };
+    let bound = |tool, args, path: &str, keyword: &str, text: &str, hint: &str| {
+        case(
+            tool,
+            args,
+            &format!("{path}: {text}"),
+            Hint::Own(hint.into()),
+            json!([issue(json!([path]), keyword, text)]),
+        )
+    };
+    let limit = "Send limit as an integer from 1 to 50.";
+    let ratio = "Send ratio as a number greater than 0 and less than 1.";
+    let query = "Send query as a string of at least 1 character.";
+    let tags = "Send tags as a list of 1 to 3 items.";
     let cases = [
-        one("search_docs", json!({"query": "x", "limit": 99}), "limit", "maximum", "must be at most 50"),
-        one("search_docs", json!({"query": "x", "limit": 51}), "limit", "maximum", "must be at most 50"),
-        one("search_docs", json!({"query": "x", "limit": 0}), "limit", "minimum", "must be at least 1"),
-        one("search_docs", json!({"query": "x", "limit": -3}), "limit", "minimum", "must be at least 1"),
-        one("register", register(&json!({"ratio": 0})), "ratio", "exclusiveMinimum", "must be greater than 0"),
-        one("register", register(&json!({"ratio": -0.5})), "ratio", "exclusiveMinimum", "must be greater than 0"),
-        one("register", register(&json!({"ratio": 1})), "ratio", "exclusiveMaximum", "must be less than 1"),
-        one("register", register(&json!({"ratio": 7.25})), "ratio", "exclusiveMaximum", "must be less than 1"),
-        one("search_docs", json!({"query": ""}), "query", "minLength", "must have at least 1 character"),
-        one("search_docs", json!({"query": "", "limit": 3}), "query", "minLength", "must have at least 1 character"),
+        bound("search_docs", json!({"query": "x", "limit": 99}), "limit", "maximum", "must be at most 50", limit),
+        bound("search_docs", json!({"query": "x", "limit": 51}), "limit", "maximum", "must be at most 50", limit),
+        bound("search_docs", json!({"query": "x", "limit": 0}), "limit", "minimum", "must be at least 1", limit),
+        bound("search_docs", json!({"query": "x", "limit": -3}), "limit", "minimum", "must be at least 1", limit),
+        bound("register", register(&json!({"ratio": 0})), "ratio", "exclusiveMinimum", "must be greater than 0", ratio),
+        bound(
+            "register",
+            register(&json!({"ratio": -0.5})),
+            "ratio",
+            "exclusiveMinimum",
+            "must be greater than 0",
+            ratio,
+        ),
+        bound("register", register(&json!({"ratio": 1})), "ratio", "exclusiveMaximum", "must be less than 1", ratio),
+        bound("register", register(&json!({"ratio": 7.25})), "ratio", "exclusiveMaximum", "must be less than 1", ratio),
+        bound("search_docs", json!({"query": ""}), "query", "minLength", "must have at least 1 character", query),
+        bound(
+            "search_docs",
+            json!({"query": "", "limit": 3}),
+            "query",
+            "minLength",
+            "must have at least 1 character",
+            query,
+        ),
         one("register", register(&json!({"code": "abc"})), "code", "pattern", "must match the pattern ^[A-Z]{3}$"),
         one("register", register(&json!({"code": "ABCD"})), "code", "pattern", "must match the pattern ^[A-Z]{3}$"),
-        one("register", register(&json!({"tags": []})), "tags", "minItems", "must have at least 1 item"),
-        one(
+        bound("register", register(&json!({"tags": []})), "tags", "minItems", "must have at least 1 item", tags),
+        bound(
             "register",
             register(&json!({"tags": ["a", "b", "c", "d"]})),
             "tags",
             "maxItems",
             "must have at most 3 items",
+            tags,
         ),
         one(
             "register",
@@ -384,9 +511,25 @@ fn bounds_patterns_and_formats() {
         // Several restatements: the hint is still the detail.
         case(
             "register",
+            json!({"tag": "v2", "code": "abc", "tags": ["a", "a", "b"], "email": "nope", "step": 0.7, "ratio": 0.5}),
+            "tag: expected \"v1\", code: must match the pattern ^[A-Z]{3}$, tags: must not contain duplicate items, email: must be a valid email, step: must be a multiple of 0.5",
+            Hint::Detail,
+            json!([
+                issue(json!(["tag"]), "const", "expected \"v1\""),
+                issue(json!(["code"]), "pattern", "must match the pattern ^[A-Z]{3}$"),
+                issue(json!(["tags"]), "uniqueItems", "must not contain duplicate items"),
+                issue(json!(["email"]), "format", "must be a valid email"),
+                issue(json!(["step"]), "multipleOf", "must be a multiple of 0.5"),
+            ]),
+        ),
+        // With bounds among them: each restatement ends with `.`, each bound has its sentence.
+        case(
+            "register",
             json!({"tag": "v2", "code": "abc", "tags": ["a", "a", "b", "c"], "email": "nope", "step": 0.7, "ratio": 1}),
             "tag: expected \"v1\", code: must match the pattern ^[A-Z]{3}$, tags: must have at most 3 items, tags: must not contain duplicate items, email: must be a valid email, step: must be a multiple of 0.5, ratio: must be less than 1",
-            Hint::Detail,
+            Hint::Own(format!(
+                "tag: expected \"v1\". code: must match the pattern ^[A-Z]{{3}}$. {tags} tags: must not contain duplicate items. email: must be a valid email. step: must be a multiple of 0.5. {ratio}"
+            )),
             json!([
                 issue(json!(["tag"]), "const", "expected \"v1\""),
                 issue(json!(["code"]), "pattern", "must match the pattern ^[A-Z]{3}$"),
@@ -409,7 +552,7 @@ fn restatements_mixed_with_other_sentences() {
             "search_docs",
             json!({"query": "", "salt": 1}),
             "query: must have at least 1 character, salt: unknown key",
-            Hint::Own("query: must have at least 1 character. Unknown key salt. This tool accepts: query, limit.".into()),
+            Hint::Own("Send query as a string of at least 1 character. Unknown key salt. This tool accepts: query, limit.".into()),
             json!([
                 issue(json!(["query"]), "minLength", "must have at least 1 character"),
                 issue(json!(["salt"]), "additionalProperties", "unknown key"),
@@ -420,7 +563,7 @@ fn restatements_mixed_with_other_sentences() {
             json!({"code": "ABCD", "tags": [], "email": 3, "step": 0.7, "ratio": 0.5}),
             "tag: missing required field. Expected \"v1\", code: must match the pattern ^[A-Z]{3}$, tags: must have at least 1 item, email: expected string, received number, step: must be a multiple of 0.5",
             Hint::Own(
-                "Provide tag. code: must match the pattern ^[A-Z]{3}$. tags: must have at least 1 item. Send email as a string, not a number. step: must be a multiple of 0.5.".into(),
+                "Provide tag. code: must match the pattern ^[A-Z]{3}$. Send tags as a list of 1 to 3 items. Send email as a string, not a number. step: must be a multiple of 0.5.".into(),
             ),
             json!([
                 issue(json!(["tag"]), "required", "missing required field. Expected \"v1\""),
@@ -469,7 +612,7 @@ fn tagged_unions() {
             "find",
             json!({"mode": "byId", "idd": "1"}),
             "id: missing required field, idd: unknown key",
-            Hint::Own("Provide id. Unknown key idd. With mode \"byId\" this tool accepts: mode, id.".into()),
+            Hint::Own("Provide id. Unknown key idd. With mode \"byId\" this tool accepts: mode, id. Did you mean id?".into()),
             json!([
                 issue(json!(["id"]), "required", "missing required field"),
                 issue(json!(["idd"]), "additionalProperties", "unknown key"),

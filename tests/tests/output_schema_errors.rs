@@ -44,6 +44,58 @@ fn a_declared_failure_of_a_tool_with_an_output_schema_is_text_only() {
     assert_eq!(without_structured(normalised(always.call("fetch_items", args))), expected);
 }
 
+/// Issue 33 item 1: data that cannot travel in `structuredContent` reaches the model in the
+/// text, as one `Details:` line of compact JSON before the terms line, without the keys the
+/// runtime writes (their values are the runtime's, and the text says them already). Where
+/// `structuredContent.error` travels, the data is there and the text has no such line.
+#[test]
+fn the_author_data_of_a_tool_with_an_output_schema_reaches_the_text() {
+    let mut plain = over_stdio(&[]);
+    let mut always = over_stdio(&[("FIXTURE_STRUCTURED_ERRORS", "always")]);
+    let args = json!({"ids": ["a1"], "mode": "data"});
+    let text = |details: &str| {
+        format!(
+            "Error: None of the requested ids exist.\n\nRecovery: Use one of the ids listed in the details.\n\n{details}(reason no_match · request <RID>)"
+        )
+    };
+    assert_eq!(
+        normalised(plain.call("fetch_items", args.clone())),
+        json!({
+            "content": [{"type": "text", "text": text("Details: {\"known\":[\"a1\",\"b2\"],\"note\":\"line one\\nline two\"}\n\n")}],
+            "isError": true,
+        })
+    );
+    assert_eq!(
+        normalised(always.call("fetch_items", args)),
+        json!({
+            "content": [{"type": "text", "text": text("")}],
+            "structuredContent": {"error": {"code": -32001, "message": "None of the requested ids exist.", "data": {
+                "known": ["a1", "b2"], "reason": "no_match", "note": "line one\nline two",
+                "recovery": {"hint": "Use one of the ids listed in the details."}, "requestId": "<RID>",
+            }}},
+            "isError": true,
+        })
+    );
+}
+
+/// The `Details:` line is bounded: past 1,024 characters its JSON is cut and ends with `…`.
+#[tokio::test]
+async fn a_long_details_line_is_cut() {
+    /// Fails with a lot of data; would return a total.
+    #[tool]
+    fn verbose() -> Result<Total, ToolError> {
+        Err(ToolError::not_found("Nothing here.").data(json!({"words": "w".repeat(5000)})))
+    }
+    let server = Server::builder("t", "0").tool(verbose).build().expect("builds");
+    let result = server.call("verbose", json!({})).await;
+    let text = result.first_text().expect("text");
+    let line = text.lines().find(|l| l.starts_with("Details: ")).expect("a Details line");
+    let json = line.strip_prefix("Details: ").expect("prefix");
+    assert_eq!(json.chars().count(), 1025, "{json}");
+    assert_eq!(json, format!("{}…", &format!("{{\"words\":\"{}", "w".repeat(5000))[..1024]));
+    assert!(text.ends_with(')'), "the terms line stays last: {text}");
+}
+
 #[test]
 fn every_fixture_failure_follows_the_rule_of_its_tool() {
     let mut plain = over_stdio(&[]);

@@ -183,6 +183,46 @@ fn tools_list_sends_the_exact_descriptors_in_registration_order() {
     assert_eq!(c.roundtrip("tools/list", json!({"cursor": null}))["result"], resp["result"]);
 }
 
+/// Issue 33 item 11: `tools/list` carries each tool's declared failure modes in its `_meta`,
+/// under one namespaced key, in contract-table order; a tool without any has no `_meta`; the
+/// listing still conforms to the spec's schema; `list_failures(false)` leaves them out.
+#[test]
+fn tools_list_carries_each_tools_declared_failures_in_meta() {
+    let tools_of = |env: &[(&str, &str)]| {
+        let mut c = Client::spawn(SERVER, env);
+        c.initialize();
+        let resp = c.roundtrip("tools/list", json!({}));
+        mcp_tests::spec_schema::check_message(mcp_tests::spec_schema::Version::V2025_11_25, Some("tools/list"), &resp)
+            .expect("tools/list conforms to the schema");
+        resp["result"]["tools"].as_array().expect("tools").clone()
+    };
+    let find = |tools: &[Value], name: &str| tools.iter().find(|t| t["name"] == name).expect("listed").clone();
+    assert_eq!(mcp_runtime::FAILURES_META_KEY, "io.crates.mcp-runtime/failures");
+
+    let tools = tools_of(&[]);
+    let fetch = find(&tools, "fetch_items");
+    assert_eq!(
+        fetch["_meta"],
+        json!({"io.crates.mcp-runtime/failures": [
+            {"reason": "no_match", "code": -32001,
+             "when": "None of the requested ids exist.",
+             "recovery": "Call search_docs to discover valid ids, then retry."},
+            {"reason": "queue_full", "code": -32003, "retryable": true,
+             "when": "The work queue is full.",
+             "recovery": "Wait a few seconds, then call fetch_items again with the same ids."},
+            {"reason": "forbidden_id", "code": -32005, "retryable": false,
+             "when": "One of the ids is not yours to read.",
+             "recovery": "Remove the ids you do not own and call fetch_items again."},
+        ]}),
+        "{fetch}"
+    );
+    // No declared failures: no `_meta` at all (not an empty list).
+    assert!(find(&tools, "echo").get("_meta").is_none(), "{tools:?}");
+
+    let off = tools_of(&[("FIXTURE_LIST_FAILURES", "off")]);
+    assert!(find(&off, "fetch_items").get("_meta").is_none(), "{off:?}");
+}
+
 #[test]
 fn tools_list_with_a_cursor_and_no_page_size_is_invalid_params() {
     let mut c = server();

@@ -1068,3 +1068,53 @@ async fn a_listen_stream_is_not_told_what_it_did_not_ask_for_or_the_server_does_
     let ack = c.recv().await;
     assert_eq!(ack["params"]["notifications"], json!({}), "{ack}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Issue 33 item 10: a resource returns a `Serialize` value as JSON.
+
+/// The counts a stats resource returns.
+#[derive(serde::Serialize)]
+struct Stats {
+    notes: usize,
+    tags: Vec<&'static str>,
+}
+
+/// Note statistics, as JSON.
+#[resource(uri = "stats://notes")]
+fn note_stats() -> mcp_runtime::Json<Stats> {
+    mcp_runtime::Json(Stats { notes: 2, tags: vec!["a", "b"] })
+}
+
+/// The same, with a MIME type of its own.
+#[resource(uri = "stats://ld", mime_type = "application/ld+json")]
+#[allow(clippy::unnecessary_wraps)] // a `Result` of `Json` is served too
+fn linked_stats() -> Result<mcp_runtime::Json<serde_json::Value>, ToolError> {
+    Ok(mcp_runtime::Json(json!({"@id": "x"})))
+}
+
+/// A value serde cannot write as JSON (a map whose keys are not strings).
+#[resource(uri = "stats://broken")]
+fn broken_stats() -> mcp_runtime::Json<HashMap<(u8, u8), u8>> {
+    mcp_runtime::Json(HashMap::from([((1, 2), 3)]))
+}
+
+#[tokio::test]
+async fn a_resource_returns_a_serialize_value_as_application_json() {
+    let server = RuntimeServer::builder("json", "1")
+        .resource(note_stats)
+        .resource(linked_stats)
+        .resource(broken_stats)
+        .build()
+        .expect("builds");
+    let read = server.read_resource("stats://notes").await.expect("reads");
+    assert_eq!(
+        read,
+        json!({"contents": [{"uri": "stats://notes", "mimeType": "application/json", "text": "{\"notes\":2,\"tags\":[\"a\",\"b\"]}"}]})
+    );
+    let read = server.read_resource("stats://ld").await.expect("reads");
+    assert_eq!(read["contents"][0]["mimeType"], "application/ld+json", "{read}");
+    assert_eq!(read["contents"][0]["text"], "{\"@id\":\"x\"}", "{read}");
+    let err = server.read_resource("stats://broken").await.expect_err("fails");
+    assert_eq!(err.code, -32070, "{err:?}");
+    assert!(err.message.contains("could not be serialized as JSON"), "{err:?}");
+}

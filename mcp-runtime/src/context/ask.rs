@@ -633,13 +633,26 @@ fn refused<'a>(ask: &'a Ask, capabilities: Option<&Value>) -> Vec<(&'a str, &'st
         .collect()
 }
 
-/// The legacy refusal (RESEARCH §2.5): the `client_capability_missing` failure, with the
-/// blind variant when no capabilities are visible (a per-request connection). `None` when
+/// The legacy refusal (RESEARCH §2.5): the `client_capability_missing` failure. Over HTTP
+/// without sessions it names the real cause (a 2025-era request there gets no
+/// server-to-client round trip, whatever the client declared) and the fix (a 2026-07-28
+/// client, or sessions); the ask's fallback hint comes after the hint either way. `None` when
 /// the client may be asked everything.
 pub(crate) fn legacy_refusal(ask: &Ask, client: &Client) -> Option<ToolError> {
     let capabilities = client.capabilities();
-    let (key, method, capability) = *refused(ask, capabilities).first()?;
+    let (key, method, capability) = if client.is_per_request() {
+        // Nothing can be asked, whatever the request would need.
+        ask.requests.first().map(|(key, request)| (key.as_str(), request.method, needs(request)))?
+    } else {
+        *refused(ask, capabilities).first()?
+    };
     let (message, hint) = match capabilities {
+        _ if client.is_per_request() => (
+            format!(
+                "Cannot request input '{key}' ({method}): this server serves HTTP without sessions, and a 2025-era request there cannot be asked anything (no server-to-client round trip is possible within one request)"
+            ),
+            "Asking needs a client that speaks MCP 2026-07-28 (it answers in a retry of the call) or a server that keeps sessions; do not retry with this client.".to_owned(),
+        ),
         Some(_) => (
             format!(
                 "Cannot request input '{key}' ({method}): the client on this 2025-era connection did not declare the `{capability}` capability"
@@ -648,10 +661,10 @@ pub(crate) fn legacy_refusal(ask: &Ask, client: &Client) -> Option<ToolError> {
         ),
         None => (
             format!(
-                "Cannot request input '{key}' ({method}): the client on this 2025-era connection did not declare the `{capability}` capability (this request is served per-request, so no client capabilities are available and no server-to-client round trip can be made)"
+                "Cannot request input '{key}' ({method}): the client on this 2025-era connection did not declare the `{capability}` capability (this request has no session, so no client capabilities are available and no server-to-client round trip can be made)"
             ),
             format!(
-                "No client capabilities are visible on a per-request connection, so `{capability}` cannot be requested here. Reconnect over a stateful session whose client declares it."
+                "No client capabilities are visible without a session, so `{capability}` cannot be requested here. Reconnect over a stateful session whose client declares it."
             ),
         ),
     };

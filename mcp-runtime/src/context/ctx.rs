@@ -168,7 +168,9 @@ pub struct Ctx<R = NoReasons> {
 
 /// The log's account of a [`Ctx::app_data`] failure (a `source`: logged, never sent).
 #[derive(Debug, thiserror::Error)]
-#[error("no `{0}` was registered: add `.app_data(value)` to `Server::builder(..)`")]
+#[error(
+    "no `{0}` was registered: add `.app_data(value)` to `Server::builder(..)` (declared with `#[tool(app_data(..))]`, `build()` names it)"
+)]
 struct MissingAppData(&'static str);
 
 impl<R: Contract> FromCall for Ctx<R> {
@@ -297,12 +299,16 @@ impl<R: Contract> Ctx<R> {
     /// `retryable`. Refine it with the builder methods of [`ToolError`] (`.message(..)`,
     /// `.data(..)`, `.hint(..)`, `.retryable(..)`, `.with_source(..)`); the reason stays.
     /// The declared recovery hint is filled in when the failure leaves the handler.
-    pub fn fail(&self, reason: R) -> ToolError {
+    ///
+    /// It takes the tool's reasons (`R`), and, for a tool that adds `#[errors(...)]` to a
+    /// shared `#[tool(contract = Shared)]`, the shared contract's reasons too
+    /// ([`ReasonOf`](mcp_core::ReasonOf)).
+    pub fn fail(&self, reason: impl mcp_core::ReasonOf<R>) -> ToolError {
         ToolError::from_entry(reason.entry())
     }
 
-    /// The declared recovery hint of a reason.
-    pub fn recovery_for(&self, reason: R) -> &'static str {
+    /// The declared recovery hint of a reason (of the tool's, or of its shared contract's).
+    pub fn recovery_for(&self, reason: impl mcp_core::ReasonOf<R>) -> &'static str {
         reason.entry().recovery
     }
 }
@@ -376,6 +382,13 @@ impl<R> Ctx<R> {
             return Ok(());
         }
         let (why, hint) = match (self.era(), declared) {
+            _ if self.info.client.is_per_request() => (
+                "this server serves HTTP without sessions, so a 2025-era request's client capabilities are not known"
+                    .to_owned(),
+                format!(
+                    "Call it from a client that speaks MCP 2026-07-28 (it sends `{capability}` with each request), or through a server that keeps sessions."
+                ),
+            ),
             (Era::Modern, _) => (
                 format!("this request's client capabilities do not declare `{capability}`"),
                 format!("Send the request again with `{capability}` in `_meta` clientCapabilities."),
@@ -385,7 +398,7 @@ impl<R> Ctx<R> {
                 format!("Reconnect with a client that declares the `{capability}` capability."),
             ),
             (_, None) => (
-                "no client capabilities are visible (this request is served per-request, without a session)".to_owned(),
+                "no client capabilities are visible (this request has no session)".to_owned(),
                 format!("Reconnect over a stateful session whose client declares `{capability}`."),
             ),
         };
@@ -438,6 +451,8 @@ impl<R> Ctx<R> {
     ///
     /// A type that was never registered is the server's mistake, not the caller's: the call
     /// fails with `ConfigurationError` (-32008), not retryable, and the log names the type.
+    /// Declare what a tool reads with `#[tool(app_data(Db))]`, and `build()` fails naming a
+    /// type that was not registered instead.
     /// For values that must outlive the process or be shared by replicas, use
     /// [`Ctx::state`].
     pub fn app_data<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {

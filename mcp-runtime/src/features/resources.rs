@@ -148,13 +148,65 @@ pub enum ResourceBody {
     Bytes(Vec<u8>),
     /// Contents as they are (several, or with URIs of their own).
     Contents(Vec<ResourceContents>),
+    /// A value's JSON text ([`Json`]): `text`, `application/json` unless the resource
+    /// declares a `mime_type`.
+    Json(String),
+    /// The value could not become a body (a [`Json`] value that does not serialize).
+    Failed(ToolError),
+}
+
+/// A `#[resource]` fn's value served as JSON: return `Json(value)` for any `Serialize`
+/// value, and the client reads its compact JSON text with `mimeType: "application/json"`
+/// (unless the resource declares a `mime_type` of its own). A value that cannot be
+/// serialized (a map with non-string keys, a failing `Serialize` impl) fails the read with
+/// `SerializationError` (-32070), its cause logged.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::Json;
+///
+/// #[derive(serde::Serialize)]
+/// struct Stats {
+///     notes: usize,
+/// }
+///
+/// /// How many notes there are.
+/// #[resource(uri = "notes://stats")]
+/// fn stats() -> Json<Stats> {
+///     Json(Stats { notes: 3 })
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let server = Server::builder("notes", "1").resource(stats).build().unwrap();
+/// let read = server.read_resource("notes://stats").await.unwrap();
+/// assert_eq!(read["contents"][0]["text"], r#"{"notes":3}"#);
+/// assert_eq!(read["contents"][0]["mimeType"], "application/json");
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: serde::Serialize> IntoResource for Json<T> {
+    fn into_resource(self) -> ResourceBody {
+        match serde_json::to_string(&self.0) {
+            Ok(text) => ResourceBody::Json(text),
+            Err(e) => ResourceBody::Failed(
+                ToolError::new(
+                    mcp_core::ErrorCode::SerializationError,
+                    "The resource's value could not be serialized as JSON.",
+                )
+                .with_source(e),
+            ),
+        }
+    }
 }
 
 /// A return type of a `#[resource]` fn: `String` or `&'static str` (text), `Vec<u8>`
-/// (bytes), [`ResourceContents`] or a `Vec` of them.
+/// (bytes), [`ResourceContents`] or a `Vec` of them, or [`Json`] of any `Serialize` value
+/// (its JSON text, `application/json`).
 #[diagnostic::on_unimplemented(
     message = "a `#[resource]` fn cannot return `{Self}`",
-    label = "return text (`String`), bytes (`Vec<u8>`), or `ResourceContents` (one or a `Vec`)",
+    label = "return text (`String`), bytes (`Vec<u8>`), `ResourceContents` (one or a `Vec`), or `Json(value)` for a `Serialize` value",
     note = "wrap it in `Result<_, ToolError>` to fail"
 )]
 pub trait IntoResource {
@@ -483,6 +535,16 @@ pub(crate) async fn read(
     let mime = spec.mime_type.map(str::to_owned);
     let contents = match body {
         ResourceBody::Text(text) => vec![ResourceContents::Text { uri, mime_type: mime, text }],
+        ResourceBody::Json(text) => {
+            vec![ResourceContents::Text {
+                uri,
+                mime_type: Some(mime.unwrap_or_else(|| "application/json".into())),
+                text,
+            }]
+        }
+        ResourceBody::Failed(err) => {
+            return Err(fail_rpc(resource.site(caller.causes), err, request_id, Origin::Fault, None));
+        }
         ResourceBody::Bytes(bytes) => vec![ResourceContents::Blob {
             uri,
             mime_type: mime,

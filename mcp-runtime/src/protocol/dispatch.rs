@@ -21,7 +21,7 @@ use crate::context::shim::{self, Round};
 use crate::hooks::{HookRequest, Refused};
 use crate::rpc::catch::{CatchUnwind, panic_text};
 use crate::rpc::channel::Channel;
-use crate::rpc::envelope::{Origin, Site, display_name, fail};
+use crate::rpc::envelope::{Origin, Site, display_name, fail, levenshtein};
 use crate::rpc::era::{Client, Era};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
@@ -484,21 +484,6 @@ fn did_you_mean(tools: &Tools, name: &str, listed: impl Fn(&Registered) -> bool)
         }
     }
     best.map(|(_, n)| n)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 /// A panic in the author's code (handler or policy), as the failure of the call.

@@ -84,7 +84,7 @@ impl State {
     /// The state of one request served without a session (stateless HTTP).
     #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
     pub(crate) fn per_request() -> Self {
-        State { per_request: true, ..State::new() }
+        State { per_request: true, legacy: Arc::new(Legacy::per_request()), ..State::new() }
     }
 
     /// The revision `initialize` negotiated, if one did.
@@ -163,12 +163,6 @@ impl Job {
             Work::Call(req) => shared.tools().get(req.name.as_str()).is_some_and(|tool| tool.runs_inline()),
             _ => false,
         }
-    }
-
-    /// The era of the request: a transport that treats them differently (HTTP) asks.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
-    pub(crate) fn era(&self) -> Era {
-        self.client.era()
     }
 }
 

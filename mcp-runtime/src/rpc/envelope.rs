@@ -51,6 +51,23 @@ pub(crate) fn display_name(name: &str) -> String {
     }
 }
 
+/// The edit distance of two names (insert, delete, substitute = 1; case-sensitive), for the
+/// did-you-mean of an unknown tool or an unknown key.
+pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
 /// Fill, log, render: the one way a failure leaves the runtime.
 pub(crate) fn fail(
     site: Site<'_>,
@@ -64,7 +81,7 @@ pub(crate) fn fail(
         error = with_causes(error, site.causes);
     }
     log(site, &error, request_id, entry, origin, None);
-    let mut result = render(&error, request_id, issues);
+    let mut result = render(&error, request_id, issues, !site.structured);
     if !site.structured
         && let Some(mut structured) = result.structured_content.take()
     {
@@ -122,6 +139,12 @@ fn with_causes(error: ToolError, cap: usize) -> ToolError {
 }
 
 /// The failure's log record; `code` is the one sent when it differs from the error's own.
+///
+/// Level (ERRORS.md §6, "Log record"): the entry's `severity` when declared; else a declared
+/// failure (its reason is in the contract: an expected outcome) at info, a framework refusal
+/// at info, and anything else (plain errors, undeclared failures, panics, timeouts, invalid
+/// output) at error. A field without a value (no reason, no source chain) is left out, not
+/// written empty.
 fn log(
     site: Site<'_>,
     error: &ToolError,
@@ -131,18 +154,22 @@ fn log(
     code: Option<i32>,
 ) {
     let (family, tool) = (site.family, site.tool);
-    let chain = SourceChain(error);
+    // `Option` fields are recorded only when `Some`.
+    let chain = std::error::Error::source(error).is_some().then_some(SourceChain(error));
+    let chain = chain.as_ref().map(tracing::field::display);
     let code = code.unwrap_or_else(|| error.code().as_i32());
-    let reason = error.reason_str().unwrap_or("");
+    let reason = error.reason_str();
     macro_rules! record {
         ($level:expr) => {
-            tracing::event!(target: "mcp_runtime::call", $level, request_id = %request_id, code, reason, chain = %chain, "Error in {}:{}: {}", family, tool, error.message_str())
+            tracing::event!(target: "mcp_runtime::call", $level, request_id = %request_id, code, reason, chain, "Error in {}:{}: {}", family, tool, error.message_str())
         };
     }
-    match (origin, entry.and_then(|e| e.severity)) {
-        (_, Some(Severity::Debug)) => record!(tracing::Level::DEBUG),
-        (_, Some(Severity::Info | Severity::Notice)) | (Origin::Refusal, None) => record!(tracing::Level::INFO),
-        (_, Some(Severity::Warning)) => record!(tracing::Level::WARN),
+    match (origin, entry) {
+        (_, Some(ContractEntry { severity: Some(Severity::Debug), .. })) => record!(tracing::Level::DEBUG),
+        (_, Some(ContractEntry { severity: Some(Severity::Warning), .. })) => record!(tracing::Level::WARN),
+        // A declared failure, at `info` or `notice` (tracing has no `notice`), or undeclared
+        // severity: an expected outcome. A refusal is the caller's mistake, not the server's.
+        (_, Some(_)) | (Origin::Refusal, None) => record!(tracing::Level::INFO),
         (Origin::Handler | Origin::Fault, None) => record!(tracing::Level::ERROR),
     }
 }
@@ -214,9 +241,41 @@ fn data(error: &ToolError, hint: Option<&str>, request_id: RequestId, issues: Op
     data
 }
 
+/// The keys of `error.data` the runtime writes (after the author's, so they win): the
+/// `Details:` line leaves them out, as the terms line and `Recovery:` say them.
+const RUNTIME_KEYS: [&str; 5] = ["reason", "retryable", "recovery", "issues", "requestId"];
+
+/// A `Details:` line holds at most this many characters of JSON, then `…`.
+const DETAILS_CHARS: usize = 1024;
+
+/// `Details: {..}`: the author's data as one line of compact JSON, cut at [`DETAILS_CHARS`]
+/// characters followed by `…`; `None` when the author set none.
+fn details(error: &ToolError) -> Option<String> {
+    let data = error.data_map();
+    if data.keys().all(|k| RUNTIME_KEYS.contains(&k.as_str())) {
+        return None;
+    }
+    let own: Map<String, Value> =
+        data.iter().filter(|(k, _)| !RUNTIME_KEYS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+    // Compact JSON escapes every control character: it is one line whatever the data holds.
+    let mut json = Value::Object(own).to_string();
+    if let Some((at, _)) = json.char_indices().nth(DETAILS_CHARS) {
+        json.truncate(at);
+        json.push('…');
+    }
+    Some(json)
+}
+
 /// The envelope. Text blocks, joined by a blank line: `Error: <message>`; `Recovery: <hint>`
-/// unless the trimmed message already contains the hint; `(<terms>)`.
-pub(crate) fn render(error: &ToolError, request_id: RequestId, issues: Option<Value>) -> CallToolResult {
+/// unless the trimmed message already contains the hint; with `with_details` (the result
+/// carries no `structuredContent`), `Details: <the author's data as compact JSON>` when the
+/// author set any; `(<terms>)`.
+pub(crate) fn render(
+    error: &ToolError,
+    request_id: RequestId,
+    issues: Option<Value>,
+    with_details: bool,
+) -> CallToolResult {
     let message = error.message_str();
     let hint = error.hint_str().filter(|h| !h.is_empty());
     let mut text = String::with_capacity(message.len() + hint.map_or(0, str::len) + 64);
@@ -227,6 +286,10 @@ pub(crate) fn render(error: &ToolError, request_id: RequestId, issues: Option<Va
     {
         text.push_str("\n\nRecovery: ");
         text.push_str(hint);
+    }
+    if with_details && let Some(details) = details(error) {
+        text.push_str("\n\nDetails: ");
+        text.push_str(&details);
     }
     text.push_str("\n\n(");
     if let Some(reason) = error.reason_str() {

@@ -94,6 +94,9 @@ pub(crate) struct Legacy {
     log_level: AtomicU8,
     /// The requests this session's calls sent to the client (the legacy shim's legs).
     pub(crate) pending: Pending,
+    /// A request served alone, over HTTP without sessions: nothing was declared, and the
+    /// server cannot send the client a request and wait for its answer.
+    per_request: bool,
 }
 
 impl Default for Legacy {
@@ -104,11 +107,18 @@ impl Default for Legacy {
             capabilities: OnceLock::new(),
             log_level: AtomicU8::new(LogLevel::Info as u8),
             pending: Pending::default(),
+            per_request: false,
         }
     }
 }
 
 impl Legacy {
+    /// The client of one request served over HTTP without sessions.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    pub(crate) fn per_request() -> Self {
+        Legacy { per_request: true, ..Legacy::default() }
+    }
+
     /// Records what `initialize` declared (once).
     pub(crate) fn declare(&self, version: &'static str, info: Option<Value>, capabilities: Option<Value>) {
         let _ = self.version.set(version);
@@ -151,6 +161,12 @@ impl Client {
             Client::Legacy(legacy) => legacy.version(),
             Client::Modern(envelope) => Some(envelope.version),
         }
+    }
+
+    /// A 2025 request served over HTTP without sessions: no server-to-client round trip can
+    /// be made for it, and its client's capabilities are not known.
+    pub(crate) fn is_per_request(&self) -> bool {
+        matches!(self, Client::Legacy(legacy) if legacy.per_request)
     }
 
     pub(crate) fn capabilities(&self) -> Option<&Value> {

@@ -116,8 +116,26 @@ pub(crate) fn input(spec: &InputSpec, strict: bool) -> Input {
             s
         }
     };
+    if strict {
+        walk(&mut schema, &mut |node, _| strict_object(node), 0);
+    }
     let null_means_absent = portable(&mut schema, true);
     Input { schema, null_means_absent }
+}
+
+/// An object schema with `properties` refuses other keys (`additionalProperties: false`),
+/// at every level of the input (`$defs` included), unless it says otherwise: a type that
+/// accepts unknown keys opts out with `#[schemars(extend("additionalProperties" = true))]`,
+/// and maps (`additionalProperties: <schema>`), `patternProperties` and
+/// `unevaluatedProperties` are left as they are. So is an object whose properties are spread
+/// over subschemas beside them (`allOf`/`anyOf`/`oneOf`/`$ref`/`if`: serde's `flatten` of an
+/// enum), which `additionalProperties` would wrongly refuse.
+fn strict_object(node: &mut Map<String, Value>) {
+    const OPEN: [&str; 8] =
+        ["additionalProperties", "unevaluatedProperties", "patternProperties", "allOf", "anyOf", "oneOf", "$ref", "if"];
+    if node.contains_key("properties") && !OPEN.iter().any(|k| node.contains_key(*k)) {
+        node.insert("additionalProperties".into(), Value::Bool(false));
+    }
 }
 
 pub(crate) fn output(f: fn(&mut SchemaGenerator) -> Option<Schema>) -> Option<Output> {
@@ -549,6 +567,63 @@ mod tests {
                 "open": {"type": "object"}
             }})
         );
+    }
+
+    /// Issue 33 item 6: every object of the input refuses unknown keys, `$defs` included,
+    /// except where the type says otherwise or the keys are a map's.
+    #[test]
+    fn every_object_of_the_input_is_strict_unless_it_opts_out() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Import {
+            items: Vec<Entry>,
+            labels: std::collections::BTreeMap<String, String>,
+            extra: Open,
+            inline: Option<Inline>,
+        }
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Entry {
+            name: String,
+            tags: Vec<String>,
+        }
+        #[derive(schemars::JsonSchema)]
+        #[schemars(extend("additionalProperties" = true))]
+        #[allow(dead_code)]
+        struct Open {
+            a: u8,
+        }
+        #[derive(schemars::JsonSchema)]
+        #[schemars(inline)]
+        #[allow(dead_code)]
+        struct Inline {
+            b: bool,
+        }
+        let strict = input(&InputSpec::Whole(root_schema::<Import>), true).schema;
+        assert_eq!(strict["additionalProperties"], json!(false));
+        assert_eq!(strict["$defs"]["Entry"]["additionalProperties"], json!(false));
+        assert_eq!(strict["properties"]["inline"]["additionalProperties"], json!(false));
+        assert_eq!(strict["$defs"]["Open"]["additionalProperties"], json!(true), "the type opted out");
+        assert_eq!(strict["properties"]["labels"]["additionalProperties"], json!({"type": "string"}), "a map");
+        // `#[tool(allow_unknown_args)]`: nothing is added anywhere.
+        let open = input(&InputSpec::Whole(root_schema::<Import>), false).schema;
+        assert!(
+            open.get("additionalProperties").is_none() && open["$defs"]["Entry"].get("additionalProperties").is_none()
+        );
+        // Outputs are what the tool returns: left as generated.
+        let output = output(|g| Some(root_schema::<Import>(g))).expect("an output schema").schema;
+        assert!(output["$defs"]["Entry"].get("additionalProperties").is_none());
+    }
+
+    #[test]
+    fn properties_spread_over_subschemas_are_left_open() {
+        let mut node =
+            json!({"type": "object", "properties": {"a": {}}, "allOf": [{"oneOf": [{"properties": {"b": {}}}]}]});
+        strict_object(node.as_object_mut().unwrap());
+        assert!(node.get("additionalProperties").is_none(), "{node}");
+        let mut node = json!({"type": "object", "properties": {"a": {}}});
+        strict_object(node.as_object_mut().unwrap());
+        assert_eq!(node["additionalProperties"], json!(false));
     }
 
     #[test]

@@ -55,10 +55,14 @@ struct Issue {
 /// What an issue contributes to the recovery hint (ERRORS.md §5, rules 1–7).
 #[derive(Clone, Debug, PartialEq)]
 enum Hint {
-    /// An unknown key; the sentence that says what its object accepts (`opts accepts: a.`).
-    Unknown(String),
+    /// An unknown key; the sentence that says what its object accepts (`opts accepts: a.`),
+    /// and the accepted key it is probably a misspelling of.
+    Unknown { accepts: String, near: Option<String> },
     /// A wrong type: the end of `Send <path> …` (`as a number, not a string`).
     Type(String),
+    /// A value out of its range or length: the end of `Send <path> …` (`as an integer from 1
+    /// to 50`), naming every bound of the schema.
+    Bound(String),
     /// A missing required field.
     Missing,
     /// Restated as its detail line.
@@ -246,9 +250,19 @@ fn detail(issues: &[Issue], more: usize) -> String {
 
 /// One sentence of the hint, before rendering.
 enum Sentence {
-    Text { text: String, restatement: bool },
+    Text {
+        text: String,
+        restatement: bool,
+    },
     Provide(Vec<String>),
-    Unknown { parent: Vec<Seg>, keys: Vec<String>, accepts: String },
+    /// Unknown keys of one object: their paths, what it accepts, and each suggestion as
+    /// (suggested key, unknown key).
+    Unknown {
+        parent: Vec<Seg>,
+        keys: Vec<String>,
+        accepts: String,
+        nears: Vec<(String, String)>,
+    },
 }
 
 /// The recovery hint, from the issues the detail renders (ERRORS.md §5, rules 1–7).
@@ -263,19 +277,31 @@ fn hint(issues: &[Issue], detail: &str) -> String {
                     None => sentences.push(Sentence::Provide(vec![name])),
                 }
             }
-            Hint::Unknown(accepts) => {
-                let parent = issue.path[..issue.path.len().saturating_sub(1)].to_vec();
+            Hint::Unknown { accepts, near } => {
+                let (parent, key) = match issue.path.split_last() {
+                    Some((last, parent)) => (parent.to_vec(), dotted(std::slice::from_ref(last))),
+                    None => (Vec::new(), String::new()),
+                };
                 let name = dotted(&issue.path);
+                let near = near.clone().map(|near| (near, key));
                 let group = sentences.iter_mut().find_map(|s| match s {
-                    Sentence::Unknown { parent: p, keys, .. } if *p == parent => Some(keys),
+                    Sentence::Unknown { parent: p, keys, nears, .. } if *p == parent => Some((keys, nears)),
                     _ => None,
                 });
                 match group {
-                    Some(keys) => keys.push(name),
-                    None => sentences.push(Sentence::Unknown { parent, keys: vec![name], accepts: accepts.clone() }),
+                    Some((keys, nears)) => {
+                        keys.push(name);
+                        nears.extend(near);
+                    }
+                    None => sentences.push(Sentence::Unknown {
+                        parent,
+                        keys: vec![name],
+                        accepts: accepts.clone(),
+                        nears: near.into_iter().collect(),
+                    }),
                 }
             }
-            Hint::Type(tail) => {
+            Hint::Type(tail) | Hint::Bound(tail) => {
                 let name = if issue.path.is_empty() { "the arguments".to_owned() } else { dotted(&issue.path) };
                 sentences.push(Sentence::Text { text: format!("Send {name} {tail}."), restatement: false });
             }
@@ -296,9 +322,20 @@ fn hint(issues: &[Issue], detail: &str) -> String {
                 text
             }
             Sentence::Provide(names) => format!("Provide {}.", and_list(&names)),
-            Sentence::Unknown { keys, accepts, .. } => {
+            Sentence::Unknown { keys, accepts, nears, .. } => {
                 let noun = if keys.len() == 1 { "key" } else { "keys" };
-                format!("Unknown {noun} {}. {accepts}", keys.join(", "))
+                let mut text = format!("Unknown {noun} {}. {accepts}", keys.join(", "));
+                match nears.as_slice() {
+                    [] => {}
+                    [(near, _)] if keys.len() == 1 => {
+                        let _ = write!(text, " Did you mean {near}?");
+                    }
+                    nears => {
+                        let each: Vec<String> = nears.iter().map(|(near, key)| format!("{near} for {key}")).collect();
+                        let _ = write!(text, " Did you mean {}?", and_list(&each));
+                    }
+                }
+                text
             }
         };
         if !out.contains(&text) {
@@ -683,7 +720,8 @@ impl<'s> Walk<'s> {
             }
             kind => {
                 let message = keyword_text(kind, node);
-                out.push(Issue::new(path, kind.keyword().to_owned(), message, Hint::Restate));
+                let hint = bounds(kind, node).map_or(Hint::Restate, Hint::Bound);
+                out.push(Issue::new(path, kind.keyword().to_owned(), message, hint));
             }
         }
     }
@@ -773,6 +811,11 @@ impl<'s> Walk<'s> {
                 self.collect(error, None, &mut issues);
             }
             self.tidy(&mut issues, branches.and_then(|b| b.get(i)), instance, base);
+            // A branch that fails for other reasons is not the one the caller meant: its
+            // unknown keys are the other branches' keys, noise. Shown when they are all it has.
+            if issues.iter().any(|x| x.keyword != "additionalProperties") {
+                issues.retain(|x| x.keyword != "additionalProperties");
+            }
             if issues.is_empty() {
                 continue;
             }
@@ -804,10 +847,107 @@ fn unknown_keys<'k>(
     out: &mut Vec<Issue>,
 ) {
     let accepts = accepts(node, &path, tag);
+    let names: Vec<&str> = node
+        .and_then(|n| n.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
     for key in keys {
+        let near = near_key(key, &names).map(str::to_owned);
         let mut path = path.clone();
         path.push(Seg::Key(key.to_owned()));
-        out.push(Issue::new(path, "additionalProperties", "unknown key".into(), Hint::Unknown(accepts.clone())));
+        out.push(Issue::new(
+            path,
+            "additionalProperties",
+            "unknown key".into(),
+            Hint::Unknown { accepts: accepts.clone(), near },
+        ));
+    }
+}
+
+/// The accepted key `key` is probably a misspelling of: the closest within edit distance 2
+/// (case-sensitive, as the caller sent it) and closer than the key is long, so that a
+/// one-letter key is not "corrected" into another; ties go to the schema's order.
+fn near_key<'n>(key: &str, names: &[&'n str]) -> Option<&'n str> {
+    let len = key.chars().count();
+    if len > 130 {
+        return None;
+    }
+    let mut best: Option<(usize, &str)> = None;
+    for name in names {
+        let d = crate::rpc::envelope::levenshtein(key, name);
+        if d <= 2 && d < len && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, name));
+        }
+    }
+    best.map(|(_, name)| name)
+}
+
+/// The end of `Send <path> …` for a value out of its range or length, with every bound the
+/// schema sets: `as an integer from 1 to 50`, `as a number greater than 0`, `as a string of
+/// at most 64 characters`, `as a list of 1 to 5 items`. `None` for other keywords.
+fn bounds(kind: &ValidationErrorKind, node: Option<&Value>) -> Option<String> {
+    let get = |key: &str| node.and_then(|n| n.get(key)).filter(|v| v.is_number()).map(ToString::to_string);
+    let count = |key: &str, failed: Option<u64>| get(key).or_else(|| failed.map(|n| n.to_string()));
+    // Both bounds when they make a range (a schema may contradict itself: then the one that
+    // failed).
+    let ordered = |min: &str, max: &str| min.parse::<f64>().ok() <= max.parse::<f64>().ok();
+    let sized = |what: &str, min: Option<String>, max: Option<String>, failed_min: bool, unit: (&str, &str)| {
+        let noun = |n: &str| if n == "1" { unit.0 } else { unit.1 };
+        let (min, max) = match (min, max) {
+            (Some(min), Some(max)) if !ordered(&min, &max) => {
+                if failed_min {
+                    (Some(min), None)
+                } else {
+                    (None, Some(max))
+                }
+            }
+            bounds => bounds,
+        };
+        let size = match (min, max) {
+            (Some(min), Some(max)) if min == max => format!("exactly {max} {}", noun(&max)),
+            (Some(min), Some(max)) => format!("{min} to {max} {}", noun(&max)),
+            (Some(min), None) => format!("at least {min} {}", noun(&min)),
+            (None, Some(max)) => format!("at most {max} {}", noun(&max)),
+            (None, None) => return None,
+        };
+        Some(format!("as {what} of {size}"))
+    };
+    match kind {
+        ValidationErrorKind::Minimum { .. }
+        | ValidationErrorKind::Maximum { .. }
+        | ValidationErrorKind::ExclusiveMinimum { .. }
+        | ValidationErrorKind::ExclusiveMaximum { .. } => {
+            let ty = match node.and_then(|n| n.get("type")) {
+                Some(Value::String(t)) if t == "integer" => "an integer",
+                Some(Value::Array(ts)) if ts.iter().any(|t| t == "integer") => "an integer",
+                _ => "a number",
+            };
+            let lower = get("minimum")
+                .map(|n| (format!("no less than {n}"), n, true))
+                .or_else(|| get("exclusiveMinimum").map(|n| (format!("greater than {n}"), n, false)));
+            let upper = get("maximum")
+                .map(|n| (format!("no greater than {n}"), n, true))
+                .or_else(|| get("exclusiveMaximum").map(|n| (format!("less than {n}"), n, false)));
+            let range = match (lower, upper) {
+                (Some((_, min, true)), Some((_, max, true))) if ordered(&min, &max) => format!("from {min} to {max}"),
+                (Some((lower, ..)), Some((upper, ..))) => format!("{lower} and {upper}"),
+                (Some((one, ..)), None) | (None, Some((one, ..))) => one,
+                (None, None) => return None,
+            };
+            Some(format!("as {ty} {range}"))
+        }
+        ValidationErrorKind::MinLength { limit } | ValidationErrorKind::MaxLength { limit } => {
+            let failed = |min: bool| (min == matches!(kind, ValidationErrorKind::MinLength { .. })).then_some(*limit);
+            let (min, max) = (count("minLength", failed(true)), count("maxLength", failed(false)));
+            sized("a string", min, max, failed(true).is_some(), ("character", "characters"))
+        }
+        ValidationErrorKind::MinItems { limit } | ValidationErrorKind::MaxItems { limit } => {
+            let failed = |min: bool| (min == matches!(kind, ValidationErrorKind::MinItems { .. })).then_some(*limit);
+            let (min, max) = (count("minItems", failed(true)), count("maxItems", failed(false)));
+            sized("a list", min, max, failed(true).is_some(), ("item", "items"))
+        }
+        _ => None,
     }
 }
 
@@ -1346,6 +1486,27 @@ mod tests {
         json!({"type": "object", "additionalProperties": false, "properties": properties, "required": required})
     }
 
+    /// Issue 33 item 6: an unknown key near an accepted one (edit distance at most 2, less
+    /// than its length) gets a did-you-mean after the sentence of its object; at every level.
+    #[test]
+    fn unknown_keys_near_accepted_ones_get_a_did_you_mean() {
+        let item = json!({"type": "object", "additionalProperties": false, "properties": {"name": {"type": "string"}, "tags": {"type": "array"}}});
+        let schema = object(&json!({"items": {"type": "array", "items": item}, "limit": {"type": "integer"}}), &[]);
+        let (detail, hint, _) = refuse(&schema, &json!({"items": [{"name": "a", "tag": ["x"]}]}));
+        assert_eq!(detail, "items.0.tag: unknown key");
+        assert_eq!(hint, "Unknown key items.0.tag. items.0 accepts: name, tags. Did you mean tags?");
+        let (_, hint, _) = refuse(&schema, &json!({"limt": 1, "itmes": [], "x": 1}));
+        assert_eq!(
+            hint,
+            "Unknown keys limt, itmes, x. This tool accepts: items, limit. Did you mean limit for limt and items for itmes?"
+        );
+        // One letter is no misspelling of another; far names are not suggested.
+        let (_, hint, _) = refuse(&object(&json!({"a": {}}), &[]), &json!({"b": 1}));
+        assert_eq!(hint, "Unknown key b. This tool accepts: a.");
+        let (_, hint, _) = refuse(&schema, &json!({"salt": 1}));
+        assert_eq!(hint, "Unknown key salt. This tool accepts: items, limit.");
+    }
+
     #[test]
     fn lengths_and_counts_say_one_or_many() {
         let schema = object(
@@ -1360,7 +1521,12 @@ mod tests {
         let (detail, hint, issues) = refuse(&schema, &json!({"m": [1, 2], "l": [1], "t": "abcd", "s": "x"}));
         let expected = "s: must have at least 2 characters, t: must have at most 3 characters, l: must have at least 2 items, m: must have at most 1 item";
         assert_eq!(detail, expected);
-        assert_eq!(hint, expected);
+        // Issue 33 item 10: a length or count out of bounds gets a sentence of its own (a
+        // `Recovery:` line), naming every bound the schema sets.
+        assert_eq!(
+            hint,
+            "Send s as a string of at least 2 characters. Send t as a string of at most 3 characters. Send l as a list of at least 2 items. Send m as a list of at most 1 item."
+        );
         assert_eq!(
             issues,
             json!([
@@ -1370,8 +1536,30 @@ mod tests {
                 {"path": ["m"], "keyword": "maxItems", "message": "must have at most 1 item"},
             ])
         );
-        let (detail, _, _) = refuse(&schema, &json!({"s": "xyz"}));
+        let (detail, hint, _) = refuse(&schema, &json!({"s": "xyz"}));
         assert_eq!(detail, "s: must have at most 1 character");
+        assert_eq!(hint, "Send s as a string of at most 1 character.");
+        let ranged = object(
+            &json!({
+                "name": {"type": "string", "minLength": 1, "maxLength": 64},
+                "tags": {"type": "array", "minItems": 1, "maxItems": 1},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+                "ratio": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                "floor": {"type": ["integer", "null"], "minimum": 3},
+                "cap": {"type": "number", "exclusiveMaximum": 0.5},
+            }),
+            &[],
+        );
+        let (detail, hint, _) =
+            refuse(&ranged, &json!({"name": "", "tags": [], "limit": 51, "ratio": 0, "floor": 2, "cap": 0.5}));
+        assert_eq!(
+            detail,
+            "name: must have at least 1 character, tags: must have at least 1 item, limit: must be at most 50, ratio: must be greater than 0, floor: must be at least 3, cap: must be less than 0.5"
+        );
+        assert_eq!(
+            hint,
+            "Send name as a string of 1 to 64 characters. Send tags as a list of exactly 1 item. Send limit as an integer from 1 to 50. Send ratio as a number greater than 0 and no greater than 1. Send floor as an integer no less than 3. Send cap as a number less than 0.5."
+        );
     }
 
     #[test]

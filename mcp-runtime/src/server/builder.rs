@@ -352,6 +352,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether `tools/list` carries each tool's declared failure modes (default on): a tool
+    /// with `#[errors(...)]` or a `contract` lists them in its `_meta` under
+    /// [`FAILURES_META_KEY`](crate::FAILURES_META_KEY), one object per reason in declaration
+    /// order, `{"reason", "code", "retryable" (when declared), "when", "recovery"}`, so that an
+    /// agent or a gateway can plan for a failure before the call. `list_failures(false)`
+    /// leaves them out (the contract still fills every failure's envelope).
+    pub fn list_failures(mut self, on: bool) -> Self {
+        self.options.list_failures = on;
+        self
+    }
+
     /// Leaves out of `tools/list` the tools whose `scopes(..)` the caller's token does not
     /// grant (default off: every tool is listed, and calling one without its scopes fails
     /// with `insufficient_scope`). With it on, lists vary by caller: keep the modern
@@ -375,6 +386,10 @@ impl ServerBuilder {
                 return Err(Error::DuplicateTool(spec.name.to_owned()));
             }
             tools.push(Arc::new(register(spec, disabled, &self.options)?));
+        }
+        stateless_asks(&tools, &self.options)?;
+        for tool in tools.iter().filter(|t| t.disabled.is_none()) {
+            app_data_registered(&tool.spec, &self.app_data)?;
         }
         let server_info =
             serde_json::value::to_raw_value(&serde_json::json!({"name": self.name, "version": self.version}))
@@ -455,6 +470,35 @@ pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
     ))
 }
 
+/// Every app data type `spec` reads (`#[tool(app_data(..))]`) is registered.
+pub(crate) fn app_data_registered(spec: &ToolSpec, app_data: &AppData) -> Result<(), Error> {
+    for need in spec.app_data {
+        let (id, type_name) = need();
+        if !app_data.contains_key(&id) {
+            return Err(Error::MissingAppData { tool: spec.name.to_owned(), type_name });
+        }
+    }
+    Ok(())
+}
+
+/// Over HTTP without sessions a 2025-era client cannot be asked: the tools that ask are named
+/// in a warning, or fail the build with `deny_stateless_asks(true)`.
+fn stateless_asks(tools: &[Arc<Registered>], options: &Options) -> Result<(), Error> {
+    if !options.http.stateless {
+        return Ok(());
+    }
+    let asking: Vec<String> =
+        tools.iter().filter(|t| t.spec.asks && t.disabled.is_none()).map(|t| t.spec.name.to_owned()).collect();
+    if asking.is_empty() {
+        return Ok(());
+    }
+    if options.http.deny_stateless_asks {
+        return Err(Error::AsksWithoutSessions(asking));
+    }
+    tracing::warn!(target: "mcp_runtime::server", "{}: a 2025-era call is refused with `client_capability_missing`, only 2026-07-28 clients can answer; serve with sessions for 2025-era clients (`deny_stateless_asks(true)` makes this an error)", super::asking_tools(&asking));
+    Ok(())
+}
+
 pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Result<Registered, Error> {
     if spec.needs_session && options.http.stateless {
         return Err(Error::NeedsSession(spec.name.to_owned()));
@@ -471,8 +515,10 @@ pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Optio
     let timeout = spec.timeout_ms.map(Duration::from_millis).or(options.default_timeout);
     let header_params = crate::schema::generate::header_params(&input.schema).map_err(invalid("input"))?;
     let wrap_result = output.as_ref().is_some_and(|o| o.wrapped);
+    let failures_meta = options.list_failures.then(|| super::list::failures_meta(&spec)).flatten();
     Ok(Registered {
         descriptor_output: output.map(|o| o.schema),
+        failures_meta,
         spec,
         input_validator,
         input_schema: input.schema,

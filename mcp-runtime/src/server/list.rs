@@ -30,19 +30,67 @@ struct Descriptor<'a> {
     meta: Meta<'a>,
 }
 
-/// `_meta` entries, in declaration order.
-struct Meta<'a>(&'a [(&'static str, Value)]);
+/// The `_meta` key under which `tools/list` carries a tool's declared failure modes
+/// (issue 33 item 11), unless the server was built with
+/// [`list_failures(false)`](crate::ServerBuilder::list_failures).
+///
+/// Its value is an array with one object per declared reason, in the order of the contract
+/// table (a tool's own `#[errors(...)]`, then its shared contract's), each with the members
+/// a failure of that reason carries (ERRORS.md §4):
+///
+/// | member | type | what |
+/// |---|---|---|
+/// | `reason` | string | `data.reason` of the failure |
+/// | `code` | integer | `structuredContent.error.code` (ERRORS.md §2) |
+/// | `retryable` | boolean, only when declared | `data.retryable` |
+/// | `when` | string | when it happens: the failure's default message |
+/// | `recovery` | string | the caller's next move: the failure's recovery hint |
+///
+/// A tool without declared failures has no such key. The key is namespaced (reverse DNS of
+/// the crate's registry page), so it cannot clash with the protocol's own `_meta` keys.
+///
+/// ```json
+/// "_meta": {"io.crates.mcp-runtime/failures": [
+///   {"reason": "no_match", "code": -32001, "retryable": false,
+///    "when": "No item has this id.", "recovery": "Call search_items to find a valid id."}
+/// ]}
+/// ```
+pub const FAILURES_META_KEY: &str = "io.crates.mcp-runtime/failures";
+
+/// `_meta` entries, in declaration order, then the declared failure modes when listed.
+struct Meta<'a>(&'a [(&'static str, Value)], Option<&'a Value>);
 
 impl Meta<'_> {
     fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.0.is_empty() && self.1.is_none()
     }
 }
 
 impl serde::Serialize for Meta<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+        let failures = self.1.map(|f| (&FAILURES_META_KEY, f));
+        serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)).chain(failures))
     }
+}
+
+/// The `_meta` value of a tool's declared failure modes ([`FAILURES_META_KEY`]): `None` for
+/// a tool that declares none, or when the author's own `meta(..)` names the key.
+pub(super) fn failures_meta(spec: &crate::tools::tool::ToolSpec) -> Option<Value> {
+    if spec.contract.is_empty() || spec.meta.iter().any(|(k, _)| *k == FAILURES_META_KEY) {
+        return None;
+    }
+    let entries = spec.contract.iter().map(|e| {
+        let mut entry = serde_json::Map::new();
+        entry.insert("reason".into(), e.reason.into());
+        entry.insert("code".into(), e.code.as_i32().into());
+        if let Some(retryable) = e.retryable {
+            entry.insert("retryable".into(), retryable.into());
+        }
+        entry.insert("when".into(), e.when.into());
+        entry.insert("recovery".into(), e.recovery.into());
+        Value::Object(entry)
+    });
+    Some(Value::Array(entries.collect()))
 }
 
 fn descriptor(tool: &Registered) -> Descriptor<'_> {
@@ -55,7 +103,7 @@ fn descriptor(tool: &Registered) -> Descriptor<'_> {
         output_schema: tool.descriptor_output.as_ref(),
         annotations: spec.annotations.as_ref(),
         icons: &spec.icons,
-        meta: Meta(&spec.meta),
+        meta: Meta(&spec.meta, tool.failures_meta.as_ref()),
     }
 }
 

@@ -27,6 +27,7 @@ pub use crate::schema::generate::InputSpec;
 pub use crate::tools::tool::ToolSpec;
 pub(crate) use builder::register;
 pub use builder::{ServerBuilder, store_from_url};
+pub use list::FAILURES_META_KEY;
 use list::list_pages;
 pub(crate) use list::{cursor_for, page_index};
 pub use options::CacheScope;
@@ -54,6 +55,24 @@ pub enum Error {
         "tool `{0}` needs a session (`#[tool(needs_session)]`), but the server serves HTTP without sessions (`ServerBuilder::stateless_http(true)`, `--stateless`): serve it with sessions, or register the tool on another server"
     )]
     NeedsSession(String),
+    /// Tools ask the client, and the server serves HTTP without sessions, where a 2025-era
+    /// client cannot be asked; `ServerBuilder::deny_stateless_asks(true)` makes that an error.
+    #[error(
+        "{} (`deny_stateless_asks(true)`): serve with sessions, or turn `deny_stateless_asks` off to serve {} to 2026-07-28 clients only",
+        asking_tools(.0),
+        if .0.len() == 1 { "it" } else { "them" }
+    )]
+    AsksWithoutSessions(Vec<String>),
+    /// A tool reads app data (`#[tool(app_data(T))]`) of a type that was not registered.
+    #[error(
+        "tool `{tool}` reads app data `{type_name}` (`#[tool(app_data(..))]`), but none was registered: add `.app_data(value)` with a `{type_name}` to `Server::builder(..)`, or the tool fails every call"
+    )]
+    MissingAppData {
+        /// The tool.
+        tool: String,
+        /// The type's name (`std::any::type_name`).
+        type_name: &'static str,
+    },
     /// Two prompts share a name.
     #[error("two prompts are named `{0}`; prompt names must be unique (rename one with #[prompt(name = \"…\")])")]
     DuplicatePrompt(String),
@@ -84,6 +103,15 @@ pub enum Error {
 
 pub(crate) use crate::hooks::policy::{PolicyRequest, Refusal};
 
+/// "tool `a` asks the client (..) .. cannot be asked anything", for the stateless check.
+pub(crate) fn asking_tools(tools: &[String]) -> String {
+    let (noun, verb) = if tools.len() == 1 { ("tool", "asks") } else { ("tools", "ask") };
+    format!(
+        "{noun} `{}` {verb} the client (elicitation, sampling, roots or consent), but the server serves HTTP without sessions (`stateless_http(true)`, `--stateless`), where a 2025-era client cannot be asked anything",
+        tools.join("`, `")
+    )
+}
+
 /// One registered tool, ready to serve.
 pub(crate) struct Registered {
     pub(crate) spec: ToolSpec,
@@ -95,6 +123,8 @@ pub(crate) struct Registered {
     pub(crate) null_means_absent: Box<[String]>,
     pub(crate) output_validator: Option<jsonschema::Validator>,
     pub(crate) descriptor_output: Option<Value>,
+    /// The declared failure modes as `tools/list` carries them in `_meta`, when listed.
+    pub(crate) failures_meta: Option<Value>,
     /// The Rust type's schema is not an object: values travel as `{"result": …}`.
     pub(crate) wrap_result: bool,
     pub(crate) disabled: Option<String>,
@@ -289,10 +319,12 @@ impl Server {
 
     /// Adds a tool while the server runs (or replaces the one of that name): the next
     /// `tools/list` shows it, and clients listening for changes are told
-    /// (`notifications/tools/list_changed`). A tool whose schema does not compile is refused
-    /// as at build time.
+    /// (`notifications/tools/list_changed`). A tool whose schema does not compile, or that
+    /// reads app data that was not registered, is refused as at build time.
     pub fn add_tool<T: ToolDef>(&self, _tool: fn() -> T) -> Result<(), Error> {
-        let registered = Arc::new(register(T::spec(), None, &self.shared.options)?);
+        let spec = T::spec();
+        builder::app_data_registered(&spec, &self.shared.stores.app_data)?;
+        let registered = Arc::new(register(spec, None, &self.shared.options)?);
         self.shared.change_tools(|tools| {
             tools.retain(|t| t.spec.name != registered.spec.name);
             tools.push(registered);

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 /// Server options with their defaults.
 #[derive(Clone, Debug)]
+#[allow(clippy::struct_excessive_bools)] // independent settings, not states
 pub(crate) struct Options {
     pub(crate) page_size: Option<usize>,
     pub(crate) max_line_bytes: usize,
@@ -27,6 +28,9 @@ pub(crate) struct Options {
     pub(crate) hide_unauthorized_tools: bool,
     /// Unredeemed consent records one caller may hold.
     pub(crate) consents_per_caller: usize,
+    /// `tools/list` carries each tool's declared failure modes in its `_meta`
+    /// ([`FAILURES_META_KEY`](crate::FAILURES_META_KEY)).
+    pub(crate) list_failures: bool,
     pub(crate) http: HttpOptions,
 }
 
@@ -49,6 +53,7 @@ impl Default for Options {
             cache_scope: CacheScope::Private,
             hide_unauthorized_tools: false,
             consents_per_caller: crate::state::store::DEFAULT_CONSENTS_PER_CALLER,
+            list_failures: true,
             http: HttpOptions::default(),
         }
     }
@@ -59,6 +64,8 @@ impl Default for Options {
 #[cfg_attr(not(feature = "http"), allow(dead_code))] // read by the HTTP transport
 pub(crate) struct HttpOptions {
     pub(crate) stateless: bool,
+    /// Without sessions, a tool that asks fails `build()` instead of a warning.
+    pub(crate) deny_stateless_asks: bool,
     /// Accepted `Host` names (any port); loopback by default.
     pub(crate) allowed_hosts: Vec<String>,
     /// Accepted `Origin`s (`scheme://host[:port]`, or a host name for any scheme and port);
@@ -97,6 +104,7 @@ impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
             stateless: false,
+            deny_stateless_asks: false,
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             allowed_origins: Vec::new(),
             max_body_bytes: 4 * 1024 * 1024,

@@ -63,6 +63,7 @@ pub trait ToolDef: Sized + 'static {
 
 /// A tool's description, as constant data: `#[tool]` writes the fields that differ from
 /// [`ToolInfo::new`]'s.
+#[allow(clippy::struct_excessive_bools)] // independent settings, not states
 pub struct ToolInfo {
     /// The name on the wire.
     pub name: &'static str,
@@ -86,6 +87,10 @@ pub struct ToolInfo {
     pub allow_unknown_args: bool,
     /// `#[tool(needs_session)]`.
     pub needs_session: bool,
+    /// The handler asks the client (`ctx.ask(..)`, `ctx.consent(..)`, or `#[tool(asks)]`).
+    pub asks: bool,
+    /// `#[tool(app_data(..))]`: the app data types the handler reads.
+    pub app_data: &'static [AppDataOf],
     /// The fn is not `async`.
     pub blocking: bool,
     /// The module the tool is defined in (`module_path!()`).
@@ -110,11 +115,21 @@ impl ToolInfo {
             input: InputSpec::Empty,
             allow_unknown_args: false,
             needs_session: false,
+            asks: false,
+            app_data: &[],
             blocking: false,
             module,
             contract: None,
         }
     }
+}
+
+/// An app data type a tool reads: its `TypeId` and its name.
+pub type AppDataOf = fn() -> (std::any::TypeId, &'static str);
+
+/// The [`AppDataOf`] of `T`; `T` must be a value `ServerBuilder::app_data` takes.
+pub fn app_data_of<T: Send + Sync + 'static>() -> (std::any::TypeId, &'static str) {
+    (std::any::TypeId::of::<T>(), std::any::type_name::<T>())
 }
 
 /// [`ToolAnnotations`] as constant data.
@@ -178,6 +193,7 @@ impl IconInfo {
 }
 
 /// Everything the runtime needs to know about one tool, made from its [`ToolDef`] impl.
+#[allow(clippy::struct_excessive_bools)] // independent settings, not states
 pub struct ToolSpec {
     /// The name on the wire.
     pub name: &'static str,
@@ -198,6 +214,13 @@ pub struct ToolSpec {
     /// `#[tool(needs_session)]`: the tool relies on a session (state across requests); a
     /// server that serves HTTP without sessions refuses to build with it.
     pub needs_session: bool,
+    /// The handler asks the client (elicitation, sampling, roots, consent): over HTTP without
+    /// sessions a 2025-era client cannot be asked, which `build()` warns about (or refuses,
+    /// with `ServerBuilder::deny_stateless_asks`).
+    pub asks: bool,
+    /// `#[tool(app_data(..))]`: the app data types the handler reads (`ctx.app_data::<T>()`);
+    /// `build()` fails naming one that was not registered.
+    pub app_data: &'static [AppDataOf],
     /// The fn is not `async`, so it may block: with a time limit, or once a call of it held
     /// its thread for more than a millisecond, it runs on the blocking pool.
     pub blocking: bool,
@@ -262,6 +285,8 @@ impl ToolSpec {
             input: info.input,
             allow_unknown_args: info.allow_unknown_args,
             needs_session: info.needs_session,
+            asks: info.asks,
+            app_data: info.app_data,
             blocking: info.blocking,
             module: info.module,
             output_schema,

@@ -7,6 +7,7 @@ pub(crate) mod args;
 pub(crate) mod http;
 pub(crate) mod in_process;
 pub(crate) mod stdio;
+pub(crate) mod test_client;
 
 /// Exports what the telemetry pipeline holds (feature `otel`; nothing without a pipeline),
 /// when a server stops serving: a stdio server at EOF loses no span.

@@ -314,7 +314,7 @@ async def ask_checks(runner: Runner, session: Any, blind: bool, modern: bool = F
     """Tools that ask the caller (ctx.ask), written once on the server: served to a 2025
     session by the server's legacy shim (real requests to the callbacks), to a 2026-07-28
     client as input_required results its driver fulfils through the same callbacks. A 2025
-    client over stateless HTTP cannot be asked: the blind client_capability_missing refusal."""
+    client over stateless HTTP cannot be asked: the client_capability_missing refusal says why."""
 
     async def asked() -> str:
         ASKED.clear()
@@ -325,8 +325,9 @@ async def ask_checks(runner: Runner, session: Any, blind: bool, modern: bool = F
         if blind:
             text = only_text(deleted)
             expect(
-                "(this request is served per-request, so no client capabilities are available and no server-to-client round trip can be made)"
-                in text,
+                "Error: Cannot request input 'confirm' (elicitation/create): this server serves HTTP without sessions, and a 2025-era request there cannot be asked anything (no server-to-client round trip is possible within one request)"
+                in text
+                and "Recovery: Asking needs a client that speaks MCP 2026-07-28" in text,
                 text,
             )
             expect("reason client_capability_missing" in only_text(summary), only_text(summary))

@@ -274,7 +274,7 @@ await check(
       const deleted = await asked.callTool({ name: "confirm_delete", arguments: { path: "/tmp/x" } });
       const summary = await asked.callTool({ name: "summarize", arguments: { text: "A long text." } });
       if (blind) {
-        assert.match(onlyText(deleted), /\(this request is served per-request, so no client capabilities are available and no server-to-client round trip can be made\)/);
+        assert.match(onlyText(deleted), /this server serves HTTP without sessions, and a 2025-era request there cannot be asked anything \(no server-to-client round trip is possible within one request\)/);
         assert.match(onlyText(summary), /reason client_capability_missing/);
         assert.deepEqual(seen, []);
         return "refused";

@@ -310,7 +310,7 @@ await check(
       const summary = await asked.callTool({ name: "summarize", arguments: { text: "A long text." } });
       if (stateless) {
         assert.equal(deleted.isError, true);
-        assert.match(deleted.content[0].text, /^Error: Cannot request input 'confirm' \(elicitation\/create\): .* \(this request is served per-request, so no client capabilities are available and no server-to-client round trip can be made\)/);
+        assert.match(deleted.content[0].text, /^Error: Cannot request input 'confirm' \(elicitation\/create\): this server serves HTTP without sessions, and a 2025-era request there cannot be asked anything \(no server-to-client round trip is possible within one request\)\n\nRecovery: Asking needs a client that speaks MCP 2026-07-28/);
         assert.match(summary.content[0].text, /reason client_capability_missing/);
         assert.deepEqual(seen, []);
         return;

@@ -6,6 +6,8 @@
 //!   JSON-RPC errors);
 //! - `FIXTURE_STRUCTURED_ERRORS=always`: `structuredContent.error` on every error result,
 //!   also for tools with an output schema (any other value, or unset: the default);
+//! - `FIXTURE_LIST_FAILURES=off`: `tools/list` without the declared failure modes in each
+//!   tool's `_meta` (`list_failures(false)`);
 //! - `FIXTURE_MAX_IN_FLIGHT=<calls>`, `FIXTURE_MAX_QUEUED_BYTES=<bytes>`,
 //!   `FIXTURE_DEFAULT_TIMEOUT_MS=<ms>`, `FIXTURE_ASK_TIMEOUT_MS=<ms>`: the server limits of
 //!   the same names;
@@ -63,7 +65,8 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     let mut builder = args
         .configure(mcp_tests::fixture::builder(strict))
         .otel()
-        .structured_errors_always(std::env::var("FIXTURE_STRUCTURED_ERRORS").is_ok_and(|v| v == "always"));
+        .structured_errors_always(std::env::var("FIXTURE_STRUCTURED_ERRORS").is_ok_and(|v| v == "always"))
+        .list_failures(!std::env::var("FIXTURE_LIST_FAILURES").is_ok_and(|v| v == "off"));
     if let Some(n) = number("FIXTURE_MAX_IN_FLIGHT") {
         builder = builder.max_in_flight(usize::try_from(n).unwrap_or(usize::MAX));
     }

@@ -5,7 +5,8 @@
 //! standalone stream or resumes a request's stream (`Last-Event-ID`), DELETE ends the
 //! session. Without sessions (stateless), every POST stands alone and GET/DELETE are 405.
 //! A 2026-07-28 request belongs to no session: its stream is not resumable, and closing it
-//! cancels the call.
+//! cancels the call. So does closing the stream of any request without sessions (a 2025
+//! request to a stateless server).
 //!
 //! The transport moves messages and knows nothing of tools: each POST gets a view of its
 //! session whose outbox is that POST's response, and the session does the rest, as on stdio.
@@ -682,11 +683,13 @@ impl Endpoint {
         let slots = if listen { &self.listens } else { &self.calls };
         let slot = Arc::clone(slots).try_acquire_owned().ok();
         let admit = Admit { answer: true, run: slot.is_some(), refuse: true };
-        // Closing a modern request's response is its cancellation: this guard goes with the
-        // response, and cancels the call when it is dropped before the call ends.
+        // Closing the response of a request that belongs to no session (a 2026-07-28 one, or
+        // any over HTTP without sessions) is its cancellation: nothing else can reach the call
+        // (no session to carry `notifications/cancelled`, no stream to resume). This guard goes
+        // with the response, and cancels the call when it is dropped before the call ends.
         let mut guard = None;
         if let Next::Call { id, job, cancel } = view.handle(&bytes, admit, Seen::Fresh) {
-            if job.era() == Era::Modern {
+            if session.is_none() {
                 guard = Some(CancelOnDrop(Arc::clone(&cancel)));
             }
             let call = Arc::clone(&view).run_call(id, job, cancel);
@@ -1058,7 +1061,8 @@ fn modern_status(line: &[u8]) -> StatusCode {
     }
 }
 
-/// Cancels a modern call when its response is dropped: the client closed the stream.
+/// Cancels a call without a session when its response is dropped: the client closed the
+/// stream.
 struct CancelOnDrop(Arc<CancelState>);
 
 impl Drop for CancelOnDrop {

@@ -8,10 +8,26 @@ use crate::server::ServerBuilder;
 impl ServerBuilder {
     /// Streamable HTTP without sessions (default: with them). Each POST stands alone: no
     /// `initialize` is needed before a call, no `Mcp-Session-Id` is minted, GET and DELETE
-    /// are 405. Any replica behind a load balancer can answer any request. Cancellation
-    /// (`notifications/cancelled`) and `logging/setLevel` reach nothing across requests.
+    /// are 405. Any replica behind a load balancer can answer any request.
+    /// `notifications/cancelled` and `logging/setLevel` reach nothing across requests: a
+    /// client cancels a call by closing its response.
+    ///
+    /// A 2025-era client cannot be asked anything here (no server-to-client round trip fits in
+    /// one request): tools that ask ([`Ctx::ask`](crate::Ctx::ask),
+    /// [`Ctx::consent`](crate::Ctx::consent), `#[tool(asks)]`) work for 2026-07-28 clients only,
+    /// and `build()` logs a warning naming them (an error with
+    /// [`ServerBuilder::deny_stateless_asks`]).
     pub fn stateless_http(mut self, stateless: bool) -> Self {
         self.options.http.stateless = stateless;
+        self
+    }
+
+    /// Makes `build()` fail, instead of warning, when the server serves HTTP without sessions
+    /// and a tool asks the client (default off). Such a tool can never finish for a 2025-era
+    /// client there: it is refused with `client_capability_missing` saying so. Turn this on
+    /// when every client must be able to use every tool.
+    pub fn deny_stateless_asks(mut self, deny: bool) -> Self {
+        self.options.http.deny_stateless_asks = deny;
         self
     }
 

@@ -16,12 +16,17 @@ use mcp_runtime::prelude::*;
     icons(icon(src = "https://example.com/search.png", mime_type = "image/png", sizes = "48x48 96x96", theme = "light")),
     meta("com.example/owner" = "docs", retries = 3, beta = true),
     allow_unknown_args,
+    asks,
+    app_data(Index, std::sync::Mutex<Vec<String>>),
     timeout_ms = 1500,
     crate = mcp_runtime,
 )]
 fn search_docs(query: String) -> String {
     query
 }
+
+/// The search index: app data.
+struct Index;
 
 fn main() {
     let spec = search_docs::spec();
@@ -42,12 +47,24 @@ fn main() {
     let meta: Vec<String> = spec.meta.iter().map(|(k, v)| format!("{k}={v}")).collect();
     assert_eq!(meta, ["com.example/owner=\"docs\"", "retries=3", "beta=true"]);
     assert!(spec.allow_unknown_args);
+    assert!(spec.asks);
+    let needs: Vec<std::any::TypeId> = spec.app_data.iter().map(|need| need().0).collect();
+    assert_eq!(
+        needs,
+        [std::any::TypeId::of::<Index>(), std::any::TypeId::of::<std::sync::Mutex<Vec<String>>>()]
+    );
+    assert!(spec.app_data[0]().1.ends_with("::Index"));
     assert_eq!(spec.timeout_ms, Some(1500));
     assert!(spec.contract.is_empty());
     assert!(matches!(spec.input, InputSpec::Params(_)));
 
     // `allow_unknown_args`: an extra key is not an error.
-    let server = Server::builder("ui", "0.0.0").tool(search_docs).build().expect("server");
+    let server = Server::builder("ui", "0.0.0")
+        .app_data(Index)
+        .app_data(std::sync::Mutex::new(Vec::<String>::new()))
+        .tool(search_docs)
+        .build()
+        .expect("server");
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let result = rt.block_on(server.call("docs.search-v2", serde_json::json!({"query": "q", "extra": 1})));
     assert_eq!(result.first_text(), Some("q"));

@@ -1,0 +1,318 @@
+//! [`TestClient`]: a client of a [`Server`] in the same process, speaking JSON-RPC to the
+//! same session logic stdio serves, in either era, that answers the server's asks and keeps
+//! the notifications it is sent.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::protocol::session::{Admit, Next, Seen, Session, State};
+use crate::rpc::channel::Channel;
+use crate::rpc::outbox::Outbox;
+use crate::server::Server;
+
+/// The protocol revision a [`TestClient`] speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// 2025-11-25: `initialize` first (sent by the client before its first request), and the
+    /// server asks with requests of its own (`elicitation/create`, `sampling/createMessage`,
+    /// `roots/list`) while a call runs.
+    Legacy,
+    /// 2026-07-28: every request names the revision and the client's capabilities in its
+    /// `_meta`; the server asks by answering `input_required`, and the client calls again
+    /// with `inputResponses` (and the `requestState` it was given).
+    Modern,
+}
+
+/// How a [`TestClient`] answers what the server asks: the request's `method` and `params`
+/// in, the result out (`{"action": "accept", "content": {..}}` for an elicitation).
+type Answerer = Box<dyn FnMut(&str, &Value) -> Value + Send>;
+
+/// A client of a [`Server`], in-process, through the real pipeline: every request is a
+/// JSON-RPC line handled by the same session code as stdio (resolution, policy, schemas,
+/// handler, envelope, era shapes), and every answer is the JSON a client would read.
+///
+/// - [`call`](Self::call), [`list_tools`](Self::list_tools), [`read`](Self::read),
+///   [`get_prompt`](Self::get_prompt), or any [`request`](Self::request);
+/// - [`answering`](Self::answering): answers the server's asks (elicitation, sampling,
+///   roots) in both eras, and declares the client capabilities they need;
+/// - [`notifications`](Self::notifications): the progress, log and other notifications the
+///   server sent, in order.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::testing::{Era, TestClient};
+/// use mcp_runtime::{Ask, Elicitation, Elicited};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Confirm {
+///     /// Really delete?
+///     ok: bool,
+/// }
+///
+/// /// Deletes a path after the user confirms.
+/// #[tool]
+/// fn delete_path(ctx: &Ctx, path: String) -> Result<String, ToolError> {
+///     match ctx.inputs().form::<Confirm>("confirm") {
+///         Elicited::Accepted(Confirm { ok: true }) => Ok(format!("deleted {path}")),
+///         Elicited::Missing => Err(ctx.ask(
+///             Ask::new().elicit("confirm", Elicitation::form_for::<Confirm>(format!("Delete {path}?"))),
+///         )),
+///         _ => Err(ToolError::forbidden("The user did not confirm.").reason("declined")),
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let server = Server::builder("files", "1").tool(delete_path).build().unwrap();
+/// for era in [Era::Legacy, Era::Modern] {
+///     let mut client = TestClient::new(&server, era)
+///         .answering(|_method, _params| serde_json::json!({"action": "accept", "content": {"ok": true}}));
+///     let result = client.call("delete_path", serde_json::json!({"path": "/a"})).await;
+///     assert_eq!(result["content"][0]["text"], "deleted /a", "{era:?}: {result}");
+/// }
+/// # }
+/// ```
+pub struct TestClient {
+    session: Arc<Session>,
+    written: Arc<Outbox>,
+    era: Era,
+    capabilities: Value,
+    answerer: Option<Answerer>,
+    initialized: bool,
+    next_id: u64,
+    notifications: Vec<Value>,
+    timeout: Duration,
+}
+
+/// The protocol revision of each era, as requests name it.
+fn version(era: Era) -> &'static str {
+    match era {
+        Era::Legacy => "2025-11-25",
+        Era::Modern => "2026-07-28",
+    }
+}
+
+/// Rounds of `input_required` a modern request may take before the client gives up.
+const MAX_ROUNDS: usize = 16;
+
+impl TestClient {
+    /// A client of `server` in `era`: a fresh session, not yet initialized (a legacy client
+    /// sends `initialize` before its first request), declaring no capabilities.
+    pub fn new(server: &Server, era: Era) -> Self {
+        let written = Arc::new(Outbox::default());
+        let channel = Channel::new(Some(Arc::clone(&written)), None);
+        let session = Session::new(Arc::clone(&server.shared), Arc::new(State::new()), channel, None);
+        TestClient {
+            session: Arc::new(session),
+            written,
+            era,
+            capabilities: json!({}),
+            answerer: None,
+            initialized: false,
+            next_id: 0,
+            notifications: Vec::new(),
+            timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// Answers what the server asks with `answer(method, params)`, and declares the
+    /// capabilities to be asked (`elicitation` (form), `sampling`, `roots`). Without it the
+    /// client declares none, so a tool that asks fails as it does for such a client.
+    #[must_use]
+    pub fn answering(mut self, answer: impl FnMut(&str, &Value) -> Value + Send + 'static) -> Self {
+        self.answerer = Some(Box::new(answer));
+        if self.capabilities.as_object().is_some_and(serde_json::Map::is_empty) {
+            self.capabilities = json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}});
+        }
+        self
+    }
+
+    /// Declares these client capabilities instead (an object, as `initialize` sends it).
+    #[must_use]
+    pub fn capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// How long a request may take before the client panics (default 30 s): a test that
+    /// waits forever tells nothing.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The era this client speaks.
+    pub fn era(&self) -> Era {
+        self.era
+    }
+
+    /// The notifications the server sent since the last time, in order (whole JSON-RPC
+    /// messages: `{"jsonrpc", "method", "params"}`).
+    pub fn notifications(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.notifications)
+    }
+
+    /// `tools/call`, with a progress token (so that the handler's `ctx.progress(..)` reaches
+    /// [`notifications`](Self::notifications)): the `CallToolResult` as the client reads it
+    /// (a failure is a result with `isError: true`, its envelope included). A protocol error
+    /// (an unknown tool under strict resolution, bad params) comes back as
+    /// `{"error": {..}}`. A modern result keeps its `resultType` and `_meta`.
+    pub async fn call(&mut self, name: &str, arguments: Value) -> Value {
+        let token = format!("progress-{}", self.next_id + 1);
+        let params = json!({"name": name, "arguments": arguments, "_meta": {"progressToken": token}});
+        match self.request("tools/call", params).await {
+            Ok(result) => result,
+            Err(error) => json!({"error": error}),
+        }
+    }
+
+    /// Every tool `tools/list` shows this client, following `nextCursor` over all pages.
+    pub async fn list_tools(&mut self) -> Vec<Value> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        loop {
+            let params = cursor.map_or_else(|| json!({}), |c| json!({"cursor": c}));
+            let page = self.request("tools/list", params).await.unwrap_or_else(|e| panic!("tools/list failed: {e}"));
+            tools.extend(page["tools"].as_array().cloned().unwrap_or_default());
+            match page.get("nextCursor") {
+                Some(next) if !next.is_null() => cursor = Some(next.clone()),
+                _ => return tools,
+            }
+        }
+    }
+
+    /// `resources/read`: the result (`{"contents": [..]}`), or the JSON-RPC error object.
+    pub async fn read(&mut self, uri: &str) -> Result<Value, Value> {
+        self.request("resources/read", json!({"uri": uri})).await
+    }
+
+    /// `prompts/get`: the result (`{"messages": [..]}`), or the JSON-RPC error object.
+    pub async fn get_prompt(&mut self, name: &str, arguments: Value) -> Result<Value, Value> {
+        self.request("prompts/get", json!({"name": name, "arguments": arguments})).await
+    }
+
+    /// Any request: its `result`, or its `error` object. A legacy client initializes first;
+    /// a modern one puts the era's `_meta` in `params` and answers `input_required` until
+    /// the result is complete.
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
+        match self.era {
+            Era::Legacy => {
+                if !self.initialized {
+                    self.initialize().await?;
+                }
+                self.roundtrip(method, params).await
+            }
+            Era::Modern => self.modern(method, params).await,
+        }
+    }
+
+    /// The legacy handshake: `initialize`, then `notifications/initialized`.
+    async fn initialize(&mut self) -> Result<Value, Value> {
+        let params = json!({
+            "protocolVersion": version(Era::Legacy),
+            "capabilities": self.capabilities,
+            "clientInfo": {"name": "mcp-runtime-test-client", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let result = self.roundtrip("initialize", params).await?;
+        self.deliver(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        self.initialized = true;
+        Ok(result)
+    }
+
+    async fn modern(&mut self, method: &str, params: Value) -> Result<Value, Value> {
+        let mut params = match params {
+            Value::Object(map) => map,
+            Value::Null => serde_json::Map::new(),
+            other => return Err(json!({"code": -32602, "message": format!("params must be an object, not {other}")})),
+        };
+        let meta = params.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert("io.modelcontextprotocol/protocolVersion".into(), version(Era::Modern).into());
+            meta.insert("io.modelcontextprotocol/clientCapabilities".into(), self.capabilities.clone());
+        }
+        for _ in 0..MAX_ROUNDS {
+            let result = self.roundtrip(method, Value::Object(params.clone())).await?;
+            if result["resultType"] != "input_required" {
+                return Ok(result);
+            }
+            let Some(answer) = self.answerer.as_mut() else {
+                panic!(
+                    "the server asked for input ({result}), and this TestClient answers nothing: use `.answering(..)`"
+                );
+            };
+            let mut responses = serde_json::Map::new();
+            for (key, asked) in result["inputRequests"].as_object().into_iter().flatten() {
+                let method = asked["method"].as_str().unwrap_or_default();
+                responses.insert(key.clone(), answer(method, &asked["params"]));
+            }
+            params.insert("inputResponses".into(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".into(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        panic!("`{method}` still asked for input after {MAX_ROUNDS} answers");
+    }
+
+    /// Sends one request and waits for its answer, answering the server's requests and
+    /// keeping its notifications meanwhile.
+    async fn roundtrip(&mut self, method: &str, params: Value) -> Result<Value, Value> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.deliver(&request);
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        loop {
+            for message in self.take() {
+                let is_ours = message.get("id") == Some(&json!(id)) && message.get("method").is_none();
+                if is_ours {
+                    return match message.get("error") {
+                        Some(error) => Err(error.clone()),
+                        None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+                    };
+                }
+                match (message.get("method").and_then(Value::as_str), message.get("id")) {
+                    (Some(asked), Some(asked_id)) => {
+                        let answer = match self.answerer.as_mut() {
+                            Some(answer) => {
+                                json!({"jsonrpc": "2.0", "id": asked_id, "result": answer(asked, &message["params"])})
+                            }
+                            None => {
+                                json!({"jsonrpc": "2.0", "id": asked_id, "error": {"code": -32601, "message": format!("Method not found: {asked}")}})
+                            }
+                        };
+                        self.deliver(&answer);
+                    }
+                    (Some(_), None) => self.notifications.push(message),
+                    _ => {}
+                }
+            }
+            // A line queued since the last look leaves a permit: this returns at once.
+            let waited = tokio::time::timeout_at(deadline, self.written.ready()).await;
+            assert!(waited.is_ok(), "no answer to `{method}` (id {id}) within {:?}", self.timeout);
+        }
+    }
+
+    /// Hands one message to the session; a call runs in a task of its own, so that the
+    /// server's asks can be answered while it runs.
+    fn deliver(&self, message: &Value) {
+        let line = message.to_string();
+        let admit = Admit { answer: true, run: true, refuse: false };
+        if let Next::Call { id, job, cancel } = self.session.handle(line.as_bytes(), admit, Seen::Fresh) {
+            tokio::spawn(Arc::clone(&self.session).run_call(id, job, cancel));
+        }
+    }
+
+    /// Every message the server wrote since the last look.
+    fn take(&self) -> Vec<Value> {
+        let mut out = Vec::new();
+        self.written.take(usize::MAX, |line| {
+            if let Ok(message) = serde_json::from_slice::<Value>(&line.bytes) {
+                out.push(message);
+            }
+        });
+        out
+    }
+}
