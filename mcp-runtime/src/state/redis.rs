@@ -1,6 +1,8 @@
 //! The state store on Redis (feature `redis`): what several replicas of a server share.
-//! `take` is one `GETDEL` (Redis ≥ 6.2), atomic on the server; a failed command is never
-//! retried, since a `GETDEL` whose reply was lost may already have consumed its key.
+//! `take` is one `GETDEL` (Redis ≥ 6.2), atomic on the server; `compare_and_set` is one Lua
+//! script (`EVAL`), which Redis runs without interleaving any other command. A failed
+//! command is never retried, since a `GETDEL` whose reply was lost may already have consumed
+//! its key.
 
 use std::time::Duration;
 
@@ -146,7 +148,41 @@ impl StateStore for RedisStore {
     fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
         Box::pin(self.run(redis::cmd("GETDEL").arg(key).clone()))
     }
+
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a str>,
+        value: String,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        let command = redis::cmd("EVAL")
+            .arg(COMPARE_AND_SET)
+            .arg(1)
+            .arg(key)
+            .arg(if expected.is_some() { "1" } else { "0" })
+            .arg(expected.unwrap_or(""))
+            .arg(value)
+            .arg(ms)
+            .clone();
+        Box::pin(async move { Ok(self.run::<i64>(command).await? == 1) })
+    }
 }
+
+/// `compare_and_set` as one script: `ARGV[1]` says whether a value is expected (`ARGV[2]`);
+/// the key is set to `ARGV[3]` for `ARGV[4]` ms only when what it holds is that value (or
+/// nothing, when none is expected). A missing key reads as `false` in Lua.
+const COMPARE_AND_SET: &str = r"
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current ~= ARGV[2] then return 0 end
+elseif current then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+return 1
+";
 
 #[cfg(test)]
 mod tests {
