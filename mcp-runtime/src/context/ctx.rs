@@ -19,36 +19,30 @@ use crate::rpc::channel::Channel;
 use crate::rpc::era::Client;
 pub use crate::rpc::era::{Era, LogLevel};
 use crate::rpc::request_id::RequestId;
+use crate::state::bus::{Bus, Event};
 use crate::state::store::{State, Stores};
 
 pub use crate::state::store::BoxFuture;
 
-/// Resource changes announced by the server or a handler, for the sessions and listen
-/// streams that asked to hear of them.
+/// Changes announced by the server or a handler (resource updates, list changes, task
+/// records), for the sessions and listen streams that asked to hear of them: published on
+/// the server's bus, so that they reach them on every replica.
+#[derive(Default)]
 pub(crate) struct Notices {
-    /// URIs whose contents changed.
-    pub(crate) resource_updates: tokio::sync::broadcast::Sender<Arc<str>>,
-    /// Bumped when the set of resources changed.
-    pub(crate) resources_changed: tokio::sync::watch::Sender<u64>,
-}
-
-impl Default for Notices {
-    fn default() -> Self {
-        Notices {
-            resource_updates: tokio::sync::broadcast::Sender::new(64),
-            resources_changed: tokio::sync::watch::Sender::new(0),
-        }
-    }
+    pub(crate) bus: Bus,
 }
 
 impl Notices {
+    pub(crate) fn new(bus: Bus) -> Self {
+        Notices { bus }
+    }
+
     pub(crate) fn resource_updated(&self, uri: String) {
-        // No receiver means no subscriber: nothing to tell.
-        let _ = self.resource_updates.send(Arc::from(uri));
+        self.bus.publish(Event::ResourceUpdated(Arc::from(uri)));
     }
 
     pub(crate) fn resources_changed(&self) {
-        self.resources_changed.send_modify(|n| *n += 1);
+        self.bus.publish(Event::ResourcesChanged);
     }
 }
 

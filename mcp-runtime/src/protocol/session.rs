@@ -20,6 +20,7 @@ use crate::rpc::channel::Channel;
 use crate::rpc::era::{self, Claim, Client, Complete, Era, LEGACY_VERSIONS, Legacy, LogLevel, MODERN_VERSIONS};
 use crate::rpc::jsonrpc::{self, Incoming, RpcError};
 use crate::server::{Shared, page_index};
+use crate::state::bus::Event;
 
 /// One client's session, as the requests of one channel see it: the session's state, and
 /// where answers and notifications go. On stdio that is the connection's one outbox; over
@@ -376,12 +377,8 @@ impl Session {
         if self.state.per_request || self.state.forwarding.swap(true, Ordering::AcqRel) {
             return;
         }
-        let shared = &self.shared;
         let watches = Watches {
-            tools: shared.tools_changed.subscribe(),
-            prompts: shared.prompts_changed.subscribe(),
-            resources: shared.notices.resources_changed.subscribe(),
-            updates: shared.notices.resource_updates.subscribe(),
+            events: self.shared.notices.bus.subscribe(),
             alive: self.state.alive.subscribe(),
             closing: self.closing.clone(),
         };
@@ -669,20 +666,16 @@ impl Session {
     }
 
     /// A listen stream: the acknowledgement, then the list changes and resource updates it
-    /// asked for, tagged with the stream's id, until the client cancels it (no answer) or
-    /// the transport ends (the graceful listen result).
+    /// asked for (raised on this replica or, through the bus, on another), tagged with the
+    /// stream's id, until the client cancels it (no answer) or the transport ends (the
+    /// graceful listen result).
     async fn listen(self: Arc<Self>, id: Box<RawValue>, tools: bool, more: Listening, cancel: Arc<CancelState>) {
+        use tokio::sync::broadcast::error::RecvError;
         let tag = json!({era::SUBSCRIPTION_KEY: &*id});
-        let shared = &self.shared;
-        let (mut tool_list, mut prompt_list, mut resource_list) = (
-            shared.tools_changed.subscribe(),
-            shared.prompts_changed.subscribe(),
-            shared.notices.resources_changed.subscribe(),
-        );
-        tool_list.mark_unchanged();
-        prompt_list.mark_unchanged();
-        resource_list.mark_unchanged();
-        let mut updates = shared.notices.resource_updates.subscribe();
+        let bus = &self.shared.notices.bus;
+        let mut events = bus.subscribe();
+        // What another replica does after the acknowledgement must reach this stream.
+        bus.ready().await;
         let mut honoured = serde_json::Map::new();
         if tools {
             honoured.insert("toolsListChanged".into(), Value::Bool(true));
@@ -693,47 +686,39 @@ impl Session {
             &json!({"_meta": tag, "notifications": honoured}),
         ));
         let notify = |method: &str| self.channel.notify(jsonrpc::notification(method, &json!({"_meta": tag})));
+        let updated = |uri: &str| {
+            self.channel
+                .notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": uri, "_meta": tag})));
+        };
         let mut closing = self.closing.clone();
-        let watching_updates = !more.subscriptions.is_empty();
         let graceful = loop {
             tokio::select! {
                 biased;
                 () = cancel.cancelled() => break false,
                 () = closed(closing.as_mut()) => break true,
-                changed = tool_list.changed(), if tools => {
-                    if changed.is_err() {
-                        break true;
-                    }
-                    notify("notifications/tools/list_changed");
-                }
-                changed = prompt_list.changed(), if more.prompts => {
-                    if changed.is_err() {
-                        break true;
-                    }
-                    notify("notifications/prompts/list_changed");
-                }
-                changed = resource_list.changed(), if more.resources => {
-                    if changed.is_err() {
-                        break true;
-                    }
-                    notify("notifications/resources/list_changed");
-                }
-                update = updates.recv(), if watching_updates => match update {
-                    Ok(uri) if more.subscriptions.contains(&uri) => self.channel.notify(jsonrpc::notification(
-                        "notifications/resources/updated",
-                        &json!({"uri": &*uri, "_meta": tag}),
-                    )),
-                    Ok(_) => {}
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        // Updates were missed: every subscribed resource may have changed.
+                event = events.recv() => match event {
+                    Ok(Event::ToolsChanged) if tools => notify("notifications/tools/list_changed"),
+                    Ok(Event::PromptsChanged) if more.prompts => notify("notifications/prompts/list_changed"),
+                    Ok(Event::ResourcesChanged) if more.resources => notify("notifications/resources/list_changed"),
+                    Ok(Event::ResourceUpdated(uri)) if more.subscriptions.contains(&uri) => updated(&uri),
+                    Ok(Event::Missed) | Err(RecvError::Lagged(_)) => {
+                        // Events were missed: everything this stream asked for may have changed.
+                        tracing::debug!(request = id.get(), "a listen stream missed events; telling it of everything it asked for");
+                        if tools {
+                            notify("notifications/tools/list_changed");
+                        }
+                        if more.prompts {
+                            notify("notifications/prompts/list_changed");
+                        }
+                        if more.resources {
+                            notify("notifications/resources/list_changed");
+                        }
                         for uri in &more.subscriptions {
-                            self.channel.notify(jsonrpc::notification(
-                                "notifications/resources/updated",
-                                &json!({"uri": &**uri, "_meta": tag}),
-                            ));
+                            updated(uri);
                         }
                     }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break true,
+                    Ok(_) => {}
+                    Err(RecvError::Closed) => break true,
                 },
             }
         };
@@ -788,10 +773,8 @@ fn runs_alone(method: &str) -> bool {
 
 /// What a 2025 session's forwarding task waits on.
 struct Watches {
-    tools: tokio::sync::watch::Receiver<u64>,
-    prompts: tokio::sync::watch::Receiver<u64>,
-    resources: tokio::sync::watch::Receiver<u64>,
-    updates: tokio::sync::broadcast::Receiver<Arc<str>>,
+    /// The server's bus: changes raised here or on another replica.
+    events: tokio::sync::broadcast::Receiver<Event>,
     /// Fails when the session's state is dropped.
     alive: tokio::sync::watch::Receiver<()>,
     closing: Option<tokio::sync::watch::Receiver<bool>>,
@@ -802,45 +785,45 @@ struct Watches {
 /// or the session is gone.
 async fn forward(state: std::sync::Weak<State>, channel: Arc<Channel>, mut w: Watches) {
     use tokio::sync::broadcast::error::RecvError;
+    let list_changed = |method: &str| channel.notify(jsonrpc::notification(method, &json!({})));
     loop {
-        let (method, params) = tokio::select! {
+        let event = tokio::select! {
             () = closed(w.closing.as_mut()) => return,
             _ = w.alive.changed() => return,
-            changed = w.tools.changed() => match changed {
-                Ok(()) => ("notifications/tools/list_changed", json!({})),
-                Err(_) => return,
-            },
-            changed = w.prompts.changed() => match changed {
-                Ok(()) => ("notifications/prompts/list_changed", json!({})),
-                Err(_) => return,
-            },
-            changed = w.resources.changed() => match changed {
-                Ok(()) => ("notifications/resources/list_changed", json!({})),
-                Err(_) => return,
-            },
-            update = w.updates.recv() => match update {
-                Ok(uri) => {
-                    let Some(state) = state.upgrade() else { return };
-                    let subscriptions = state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    if !subscriptions.contains(&*uri) {
-                        continue;
-                    }
-                    ("notifications/resources/updated", json!({"uri": &*uri}))
-                }
-                Err(RecvError::Lagged(missed)) => {
-                    // Updates were missed: every subscribed resource may have changed.
-                    let Some(state) = state.upgrade() else { return };
-                    tracing::warn!(missed, "resource updates came faster than this session took them; telling it of every subscribed resource");
-                    let subscriptions = state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    for uri in subscriptions.iter() {
-                        channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": uri})));
-                    }
-                    continue;
-                }
-                Err(RecvError::Closed) => return,
-            },
+            event = w.events.recv() => event,
         };
-        channel.notify(jsonrpc::notification(method, &params));
+        match event {
+            Ok(Event::ToolsChanged) => list_changed("notifications/tools/list_changed"),
+            Ok(Event::PromptsChanged) => list_changed("notifications/prompts/list_changed"),
+            Ok(Event::ResourcesChanged) => list_changed("notifications/resources/list_changed"),
+            Ok(Event::ResourceUpdated(uri)) => {
+                let Some(state) = state.upgrade() else { return };
+                let subscribed =
+                    state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&*uri);
+                if subscribed {
+                    channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": &*uri})));
+                }
+            }
+            Ok(Event::Missed) | Err(RecvError::Lagged(_)) => {
+                // Events were missed: every list and every subscribed resource may have changed.
+                let Some(state) = state.upgrade() else { return };
+                tracing::warn!(
+                    "changes came faster than this session took them, or from a replica that was out of reach; telling it of everything"
+                );
+                for method in [
+                    "notifications/tools/list_changed",
+                    "notifications/prompts/list_changed",
+                    "notifications/resources/list_changed",
+                ] {
+                    list_changed(method);
+                }
+                let subscriptions = state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                for uri in subscriptions.iter() {
+                    channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": uri})));
+                }
+            }
+            Err(RecvError::Closed) => return,
+        }
     }
 }
 

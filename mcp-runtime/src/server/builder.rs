@@ -23,6 +23,9 @@ pub struct ServerBuilder {
     policy: Option<Box<Policy>>,
     app_data: AppData,
     store: Result<Option<Arc<dyn StateStore>>, crate::state::store::StoreError>,
+    /// The Redis the bus links replicas through, when the store is a `RedisStore`.
+    #[cfg(feature = "redis")]
+    link_to: Option<crate::state::redis::LinkTo>,
     namespace: Option<String>,
     /// The sealing keys given, each with the name of the setting it came from.
     keys: Vec<(String, Vec<u8>)>,
@@ -42,6 +45,8 @@ impl Server {
             policy: None,
             app_data: AppData::new(),
             store: Ok(None),
+            #[cfg(feature = "redis")]
+            link_to: None,
             namespace: None,
             keys: Vec::new(),
             resources: Vec::new(),
@@ -102,17 +107,35 @@ impl ServerBuilder {
         self
     }
 
-    /// The state store handlers reach with `ctx.state()`, and consent records live in
-    /// (default: a [`MemoryStore`](crate::MemoryStore) of this process). Replicas that share
-    /// one store (Redis: `RedisStore`, feature `redis`) behave as one.
-    pub fn state_store(mut self, store: impl StateStore) -> Self {
+    /// The state store handlers reach with `ctx.state()`, and consent records and tasks live
+    /// in (default: a [`MemoryStore`](crate::MemoryStore) of this process). Replicas that
+    /// share one store (Redis: `RedisStore`, feature `redis`) behave as one: with a
+    /// `RedisStore`, the events listeners hear (list changes, resource updates, task changes)
+    /// travel between them over Redis pub/sub too.
+    pub fn state_store<S: StateStore>(mut self, store: S) -> Self {
+        #[cfg(feature = "redis")]
+        {
+            let any: &dyn std::any::Any = &store;
+            self.link_to =
+                any.downcast_ref::<crate::state::redis::RedisStore>().map(crate::state::redis::RedisStore::link_to);
+        }
         self.store = Ok(Some(Arc::new(store)));
         self
     }
 
     /// The state store a URL names: `memory:`, or `redis://[user:password@]host[:port][/db]`
-    /// (feature `redis`). A URL that names no store fails [`ServerBuilder::build`].
+    /// (feature `redis`; events then travel between replicas too, as with
+    /// [`ServerBuilder::state_store`]). A URL that names no store fails
+    /// [`ServerBuilder::build`].
     pub fn state_store_url(mut self, url: &str) -> Self {
+        #[cfg(feature = "redis")]
+        if is_redis(url) {
+            match crate::state::redis::RedisStore::open(url) {
+                Ok(store) => return self.state_store(store),
+                Err(e) => self.store = Err(e),
+            }
+            return self;
+        }
         self.store = store_from_url(url).map(Some);
         self
     }
@@ -295,6 +318,13 @@ impl ServerBuilder {
         );
         stores.consents_per_caller = self.options.consents_per_caller;
         let stores = Arc::new(stores);
+        #[cfg(feature = "redis")]
+        let bus = match self.link_to {
+            Some(link_to) => crate::state::bus::Bus::linked(Box::new(link_to.link(&stores.namespace))),
+            None => crate::state::bus::Bus::default(),
+        };
+        #[cfg(not(feature = "redis"))]
+        let bus = crate::state::bus::Bus::default();
         let mut resources = Resources::default();
         for spec in self.resources {
             resources
@@ -311,9 +341,8 @@ impl ServerBuilder {
         Ok(Server {
             shared: Arc::new(Shared {
                 tools: RwLock::new(Arc::new(Tools::new(tools, &self.options, &server_info))),
-                tools_changed: tokio::sync::watch::Sender::new(0),
                 resources,
-                notices: Arc::default(),
+                notices: Arc::new(crate::context::ctx::Notices::new(bus)),
                 prompts: RwLock::new(Arc::new(prompts)),
                 prompts_changed: tokio::sync::watch::Sender::new(0),
                 name: self.name,
@@ -335,7 +364,7 @@ pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
     if url == "memory:" || url == "memory" {
         return Ok(Arc::new(crate::state::store::MemoryStore::new()));
     }
-    if url.starts_with("redis://") || url.starts_with("redis+unix://") || url.starts_with("unix://") {
+    if is_redis(url) {
         #[cfg(feature = "redis")]
         return Ok(Arc::new(crate::state::redis::RedisStore::open(url)?));
         #[cfg(not(feature = "redis"))]
@@ -346,6 +375,11 @@ pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
         "url",
         format!("unknown state store `{scheme}:`; use `memory:` or `redis://host:port` (feature `redis`)"),
     ))
+}
+
+/// Whether a store URL names Redis.
+fn is_redis(url: &str) -> bool {
+    url.starts_with("redis://") || url.starts_with("redis+unix://") || url.starts_with("unix://")
 }
 
 pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Result<Registered, Error> {

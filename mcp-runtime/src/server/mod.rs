@@ -155,15 +155,16 @@ pub(crate) struct Shared {
     pub(crate) instructions: Option<String>,
     /// `{"name":…,"version":…}`, for modern results' `_meta`.
     pub(crate) server_info: Box<RawValue>,
-    /// The tools served now; replaced whole when a tool is added or removed.
+    /// The tools served now; replaced whole when a tool is added or removed (and listeners
+    /// told, on the bus).
     tools: RwLock<Arc<Tools>>,
-    /// Bumped when the tool list changes: listeners send `notifications/tools/list_changed`.
-    pub(crate) tools_changed: tokio::sync::watch::Sender<u64>,
     pub(crate) resources: Resources,
-    /// Resource changes announced by the server or a handler.
+    /// What listeners hear, on every replica: list changes and resource updates announced by
+    /// the server or a handler, task changes.
     pub(crate) notices: Arc<Notices>,
     /// The prompts served now; replaced whole when one is added or removed.
     prompts: RwLock<Arc<Prompts>>,
+    /// Bumped when the prompt list changes here: a server that had none offers prompts.
     pub(crate) prompts_changed: tokio::sync::watch::Sender<u64>,
     pub(crate) options: Options,
     pub(crate) policy: Option<Box<Policy>>,
@@ -244,7 +245,7 @@ impl Shared {
         }
         *current = Arc::new(Tools::new(tools, &self.options, &self.server_info));
         drop(current);
-        self.tools_changed.send_modify(|n| *n += 1);
+        self.notices.bus.publish(crate::state::bus::Event::ToolsChanged);
         true
     }
 }
@@ -340,6 +341,7 @@ impl Server {
         *current = Arc::new(Prompts { all });
         drop(current);
         shared.prompts_changed.send_modify(|n| *n += 1);
+        shared.notices.bus.publish(crate::state::bus::Event::PromptsChanged);
         true
     }
 
