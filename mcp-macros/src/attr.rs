@@ -79,6 +79,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "allow_unknown_args",
     "needs_session",
     "timeout_ms",
+    "task",
     "scopes",
     "contract",
     "crate",
@@ -112,6 +113,9 @@ pub(crate) struct ToolAttr {
     pub(crate) allow_unknown_args: bool,
     pub(crate) needs_session: bool,
     pub(crate) timeout_ms: Option<LitInt>,
+    /// `task = "optional" | "required"`: the tool may (must) run as a task (checked in
+    /// `validate`).
+    pub(crate) task: Option<LitStr>,
     /// `scopes("notes:write", ..)`: the scopes written as string literals.
     pub(crate) scopes: Vec<LitStr>,
     pub(crate) contract: Option<Path>,
@@ -332,6 +336,7 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
                     None => None,
                 };
             }
+            "task" => attr.task = str_value(cx, &meta, "task", "task = \"optional\"")?,
             "contract" => attr.contract = path_value(cx, &meta, "contract", "contract = MyErrors")?,
             "scopes" => attr.scopes = parse_scopes(cx, &meta)?,
             "uri" => attr.uri = str_value(cx, &meta, "uri", "uri = \"notes://index\"")?,

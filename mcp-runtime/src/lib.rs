@@ -110,6 +110,7 @@ pub use server::{CacheScope, Error, PolicyRequest, Refusal, Server, ServerBuilde
 pub use state::redis::RedisStore;
 pub use state::store::{MemoryStore, State, StateStore, StoreError};
 pub use tools::output::Structured;
+pub use tools::tool::TaskSupport;
 pub use transport::args::ServeArgs;
 pub use transport::in_process::Connection;
 
@@ -143,7 +144,7 @@ pub mod __private {
     };
     pub use crate::tools::params::{Param, ParamType, Reader};
     pub use crate::tools::tool::{
-        Args, Finished, Hints, IconInfo, OutputSchema, Running, Started, ToolDef, ToolInfo, params_schema,
+        Args, Finished, Hints, IconInfo, OutputSchema, Running, Started, TaskSupport, ToolDef, ToolInfo, params_schema,
     };
     pub use schemars::{Schema, SchemaGenerator};
     pub use serde;

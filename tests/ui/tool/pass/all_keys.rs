@@ -17,6 +17,7 @@ use mcp_runtime::prelude::*;
     meta("com.example/owner" = "docs", retries = 3, beta = true),
     allow_unknown_args,
     timeout_ms = 1500,
+    task = "optional",
     crate = mcp_runtime,
 )]
 fn search_docs(query: String) -> String {
@@ -43,6 +44,7 @@ fn main() {
     assert_eq!(meta, ["com.example/owner=\"docs\"", "retries=3", "beta=true"]);
     assert!(spec.allow_unknown_args);
     assert_eq!(spec.timeout_ms, Some(1500));
+    assert_eq!(spec.task, Some(mcp_runtime::TaskSupport::Optional));
     assert!(spec.contract.is_empty());
     assert!(matches!(spec.input, InputSpec::Params(_)));
 
