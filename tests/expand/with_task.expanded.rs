@@ -16,7 +16,7 @@ const _: () = {
             ..__mcp::ToolInfo::new(
                 "report",
                 "Builds the monthly report (a long job: always a task for clients that can poll).",
-                "macrotest010",
+                "macrotest011",
             )
         };
         type Ctx = ::mcp_runtime::Ctx;
