@@ -79,6 +79,7 @@ mod rpc;
 mod schema;
 mod server;
 mod state;
+mod tasks;
 mod tools;
 mod transport;
 

@@ -7,9 +7,12 @@ use std::path::Path;
 
 /// The folders, top to bottom: a folder may import only folders of a lower rank (and itself).
 const LAYERS: &[(&str, u8)] = &[
-    ("transport", 8),
-    ("protocol", 7),
-    ("server", 6),
+    ("transport", 9),
+    ("protocol", 8),
+    ("server", 7),
+    // Tasks sit below the registry (the server holds them) and above what a handler sees:
+    // `protocol::tasked` runs a task's handler; `tasks` keeps its record, on any replica.
+    ("tasks", 6),
     ("features", 5),
     ("tools", 5),
     ("context", 4),

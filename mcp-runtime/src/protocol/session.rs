@@ -133,10 +133,14 @@ enum Work {
     Call(CallRequest),
     /// A resource read, a prompt, a completion: the author's code runs.
     Feature(Feature),
-    /// A listen stream; `tools` when the client asked for `notifications/tools/list_changed`.
+    /// `tasks/get`, `tasks/update` or `tasks/cancel`: the state store answers.
+    Task(crate::tasks::TaskRequest),
+    /// A listen stream; `tools` when the client asked for `notifications/tools/list_changed`,
+    /// `task_ids` the tasks whose `notifications/tasks` it asked for.
     Listen {
         tools: bool,
         more: Listening,
+        task_ids: Vec<String>,
     },
 }
 
@@ -230,7 +234,7 @@ impl Session {
                         return Next::Done;
                     }
                 };
-                if runs_alone(&method) && (method != "subscriptions/listen" || client.era() == Era::Modern) {
+                if runs_alone(&method) && (!modern_only(&method) || client.era() == Era::Modern) {
                     return self.start(id, &method, params, client, admit, seen);
                 }
                 if let Seen::Parked(Parked { registered: true, .. }) = seen {
@@ -361,6 +365,10 @@ impl Session {
         capabilities.insert("tools".into(), json!({"listChanged": told}));
         capabilities.insert("logging".into(), json!({}));
         router::capabilities(&self.shared, told, &mut capabilities);
+        if era == Era::Modern && self.shared.has_task_tools() {
+            // Tasks are an extension of 2026-07-28 (a 2025 `initialize` never offers them).
+            capabilities.insert("extensions".into(), json!({crate::tasks::EXTENSION: {}}));
+        }
         Value::Object(capabilities)
     }
 
@@ -458,7 +466,11 @@ impl Session {
         let work = |params| -> Result<Work, RpcError> {
             match method {
                 "tools/call" => call_request(params).map(Work::Call),
-                "subscriptions/listen" => listen_request(&self.shared, self.channel.principal(), params),
+                "subscriptions/listen" => listen_request(&self.shared, &client, self.channel.principal(), params),
+                "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                    crate::tasks::request(method, &client, self.shared.has_task_tools(), value(params).as_ref())
+                        .map(Work::Task)
+                }
                 _ => router::request(&self.shared, method, value(params)).map(Work::Feature),
             }
         };
@@ -487,7 +499,7 @@ impl Session {
                     self.in_flight_map().remove(id.get());
                     let answer = match work(params) {
                         Ok(Work::Call(req)) => self.result(id, &client, dispatch::busy(&self.shared, &req.name)),
-                        Ok(Work::Listen { .. } | Work::Feature(_)) => jsonrpc::error(
+                        Ok(Work::Listen { .. } | Work::Feature(_) | Work::Task(_)) => jsonrpc::error(
                             Some(id),
                             &RpcError {
                                 code: -32603,
@@ -613,8 +625,9 @@ impl Session {
         let Job { client, work } = job;
         let req = match work {
             Work::Call(req) => req,
-            Work::Listen { tools, more } => return self.listen(id, tools, more, cancel).await,
+            Work::Listen { tools, more, task_ids } => return self.listen(id, tools, more, task_ids, cancel).await,
             Work::Feature(feature) => return self.run_feature(id, client, feature, cancel).await,
+            Work::Task(request) => return self.run_task(id, request, cancel).await,
         };
         let fut = dispatch::call(&self.shared, &self.channel, &client, req, Arc::clone(&cancel));
         let outcome = unless_cancelled(fut, &cancel, self.shared.options.cancel_grace).await;
@@ -626,9 +639,46 @@ impl Session {
             Some(Ok(Reply::InputRequired(asked))) => {
                 self.send(jsonrpc::success(&id, &crate::context::ask::render(&asked, &self.shared.server_info)));
             }
+            Some(Ok(Reply::Task(task))) => {
+                self.send(jsonrpc::success(&id, &Complete::task(&task, &self.shared.server_info)));
+            }
             Some(Err(e)) => self.send(jsonrpc::error(Some(&id), &e)),
             None => {
                 tracing::debug!(request = id.get(), "call cancelled by the client; no response sent");
+                self.channel.unanswered();
+            }
+        }
+    }
+
+    /// `notifications/tasks` on a listen stream: the followed task's `DetailedTask`, when it
+    /// changed since the last one sent (`followed`: the task and that revision).
+    async fn task_notification(&self, followed: &mut (String, Option<u64>), tag: &Value) {
+        let Some(record) = self.shared.tasks.detailed(&followed.0, self.channel.principal()).await else { return };
+        if followed.1 == Some(record.rev) {
+            return;
+        }
+        followed.1 = Some(record.rev);
+        let mut params = record.detailed();
+        params.insert("_meta".into(), tag.clone());
+        self.channel.notify(jsonrpc::notification("notifications/tasks", &params));
+    }
+
+    /// `tasks/get`, `tasks/update` or `tasks/cancel`, answered from the state store (the
+    /// task may run on another replica), unless the client cancels it.
+    async fn run_task(
+        self: Arc<Self>,
+        id: Box<RawValue>,
+        request: crate::tasks::TaskRequest,
+        cancel: Arc<CancelState>,
+    ) {
+        let answer = self.shared.tasks.answer(request, self.channel.principal());
+        let outcome = unless_cancelled(answer, &cancel, self.shared.options.cancel_grace).await;
+        self.in_flight_map().remove(id.get());
+        match outcome.filter(|_| !cancel.is_cancelled()) {
+            Some(Ok(body)) => self.send(jsonrpc::success(&id, &Complete::new(&body, &self.shared.server_info, None))),
+            Some(Err(e)) => self.send(jsonrpc::error(Some(&id), &e)),
+            None => {
+                tracing::debug!(request = id.get(), "request cancelled by the client; no response sent");
                 self.channel.unanswered();
             }
         }
@@ -669,22 +719,43 @@ impl Session {
     /// asked for (raised on this replica or, through the bus, on another), tagged with the
     /// stream's id, until the client cancels it (no answer) or the transport ends (the
     /// graceful listen result).
-    async fn listen(self: Arc<Self>, id: Box<RawValue>, tools: bool, more: Listening, cancel: Arc<CancelState>) {
+    async fn listen(
+        self: Arc<Self>,
+        id: Box<RawValue>,
+        tools: bool,
+        more: Listening,
+        task_ids: Vec<String>,
+        cancel: Arc<CancelState>,
+    ) {
         use tokio::sync::broadcast::error::RecvError;
         let tag = json!({era::SUBSCRIPTION_KEY: &*id});
         let bus = &self.shared.notices.bus;
         let mut events = bus.subscribe();
         // What another replica does after the acknowledgement must reach this stream.
         bus.ready().await;
+        // The tasks followed: those of this caller that exist, each with the revision last sent.
+        let mut followed: Vec<(String, Option<u64>)> = Vec::with_capacity(task_ids.len());
+        for task in &task_ids {
+            if self.shared.tasks.detailed(task, self.channel.principal()).await.is_some() {
+                followed.push((task.clone(), None));
+            }
+        }
         let mut honoured = serde_json::Map::new();
         if tools {
             honoured.insert("toolsListChanged".into(), Value::Bool(true));
         }
         more.honoured(&mut honoured);
+        if !task_ids.is_empty() {
+            honoured.insert("taskIds".into(), json!(followed.iter().map(|(t, _)| t).collect::<Vec<_>>()));
+        }
         self.channel.notify(jsonrpc::notification(
             "notifications/subscriptions/acknowledged",
             &json!({"_meta": tag, "notifications": honoured}),
         ));
+        // Each followed task's state now, then every change.
+        for task in &mut followed {
+            self.task_notification(task, &tag).await;
+        }
         let notify = |method: &str| self.channel.notify(jsonrpc::notification(method, &json!({"_meta": tag})));
         let updated = |uri: &str| {
             self.channel
@@ -701,6 +772,11 @@ impl Session {
                     Ok(Event::PromptsChanged) if more.prompts => notify("notifications/prompts/list_changed"),
                     Ok(Event::ResourcesChanged) if more.resources => notify("notifications/resources/list_changed"),
                     Ok(Event::ResourceUpdated(uri)) if more.subscriptions.contains(&uri) => updated(&uri),
+                    Ok(Event::Task(task)) => {
+                        if let Some(at) = followed.iter().position(|(t, _)| **t == *task) {
+                            self.task_notification(&mut followed[at], &tag).await;
+                        }
+                    }
                     Ok(Event::Missed) | Err(RecvError::Lagged(_)) => {
                         // Events were missed: everything this stream asked for may have changed.
                         tracing::debug!(request = id.get(), "a listen stream missed events; telling it of everything it asked for");
@@ -715,6 +791,9 @@ impl Session {
                         }
                         for uri in &more.subscriptions {
                             updated(uri);
+                        }
+                        for task in &mut followed {
+                            self.task_notification(task, &tag).await;
                         }
                     }
                     Ok(_) => {}
@@ -765,10 +844,18 @@ async fn closed(closing: Option<&mut tokio::sync::watch::Receiver<bool>>) {
 
 /// The most resources one 2025 session may subscribe to at once.
 const MAX_SUBSCRIPTIONS: usize = 1024;
+/// The most tasks one listen stream follows.
+const MAX_TASK_IDS: usize = 256;
 
 /// Methods that run in a task of their own.
 fn runs_alone(method: &str) -> bool {
-    method == "tools/call" || method == "subscriptions/listen" || router::runs_alone(method)
+    method == "tools/call" || modern_only(method) || router::runs_alone(method)
+}
+
+/// Methods served to 2026-07-28 requests only (a 2025 session gets `-32601` for the tasks
+/// methods and its own listen answer); they run in a task of their own.
+fn modern_only(method: &str) -> bool {
+    matches!(method, "subscriptions/listen" | "tasks/get" | "tasks/update" | "tasks/cancel")
 }
 
 /// What a 2025 session's forwarding task waits on.
@@ -822,6 +909,8 @@ async fn forward(state: std::sync::Weak<State>, channel: Arc<Channel>, mut w: Wa
                     channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": uri})));
                 }
             }
+            // Tasks are 2026-07-28 only: a 2025 session hears nothing of them.
+            Ok(Event::Task(_)) => {}
             Err(RecvError::Closed) => return,
         }
     }
@@ -849,6 +938,7 @@ fn page<'p>(pages: &'p [Box<RawValue>], params: Option<&Value>) -> Result<&'p Ra
 /// server does not send are left out of the acknowledgement.
 fn listen_request(
     shared: &crate::server::Shared,
+    client: &Client,
     principal: Option<&crate::auth::principal::Principal>,
     params: Option<&RawValue>,
 ) -> Result<Work, RpcError> {
@@ -866,7 +956,32 @@ fn listen_request(
             return Err(RpcError::invalid_params("Invalid params: `notifications.toolsListChanged` must be a boolean"));
         }
     };
-    Ok(Work::Listen { tools, more: Listening::read(shared, principal, filter)? })
+    let task_ids = match filter.get("taskIds") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(ids)) if ids.iter().all(Value::is_string) => {
+            if !ids.is_empty() && !crate::tasks::declared(client) {
+                return Err(crate::tasks::missing_capability("`notifications.taskIds` of subscriptions/listen"));
+            }
+            let mut seen = Vec::with_capacity(ids.len().min(MAX_TASK_IDS));
+            for id in ids.iter().filter_map(Value::as_str) {
+                if !seen.iter().any(|s: &String| s == id) {
+                    seen.push(id.to_owned());
+                }
+            }
+            if seen.len() > MAX_TASK_IDS {
+                return Err(RpcError::invalid_params(format!(
+                    "Invalid params: a listen stream follows at most {MAX_TASK_IDS} tasks; open another for the rest"
+                )));
+            }
+            seen
+        }
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "Invalid params: `notifications.taskIds` must be an array of task ids",
+            ));
+        }
+    };
+    Ok(Work::Listen { tools, more: Listening::read(shared, principal, filter)?, task_ids })
 }
 
 /// An id as a message shows it: cut at 64 characters.

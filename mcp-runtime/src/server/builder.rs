@@ -169,6 +169,38 @@ impl ServerBuilder {
         self
     }
 
+    /// An `optional` task tool (`#[tool(task = "optional")]`) whose call has not finished
+    /// within `after` goes on as a task, for a client that declared the tasks extension:
+    /// quick calls stay inline, slow ones answer `CreateTaskResult` and go on in the
+    /// background (default: only when the handler asks, with `ctx.run_as_task()`).
+    pub fn task_after(mut self, after: Duration) -> Self {
+        self.options.tasks.after = Some(after);
+        self
+    }
+
+    /// How long a task lives from its creation, its `ttlMs` (default one hour). A task that
+    /// has not ended by then is `failed` (reason `task_expired`, retryable); every task is
+    /// purged a minute after its TTL, then `tasks/get` no longer finds it.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.options.tasks.ttl = ttl.max(Duration::from_millis(1));
+        self
+    }
+
+    /// The polling interval tasks ask clients to keep, `pollIntervalMs` (default one second).
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.options.tasks.poll = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long the replica running a task vouches for it before renewing (default 15 s;
+    /// renewed every third of it). If the replica stops, its tasks read `failed` with a
+    /// retryable `task_lost` error once this has passed. Replicas' clocks must agree well
+    /// within it.
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.options.tasks.lease = lease.max(Duration::from_millis(300));
+        self
+    }
+
     /// Pages `tools/list` with this many tools per page (default: one page, no cursor).
     pub fn page_size(mut self, tools: usize) -> Self {
         self.options.page_size = Some(tools.max(1));
@@ -338,11 +370,18 @@ impl ServerBuilder {
             }
             prompts.all.push(Arc::new(spec));
         }
+        let notices = Arc::new(crate::context::ctx::Notices::new(bus));
+        let tasks = crate::tasks::Tasks::new(
+            Arc::clone(&stores.store),
+            &stores.namespace,
+            self.options.tasks.clone(),
+            Arc::clone(&notices),
+        );
         Ok(Server {
             shared: Arc::new(Shared {
                 tools: RwLock::new(Arc::new(Tools::new(tools, &self.options, &server_info))),
                 resources,
-                notices: Arc::new(crate::context::ctx::Notices::new(bus)),
+                notices,
                 prompts: RwLock::new(Arc::new(prompts)),
                 prompts_changed: tokio::sync::watch::Sender::new(0),
                 name: self.name,
@@ -352,6 +391,7 @@ impl ServerBuilder {
                 options: self.options,
                 policy: self.policy,
                 stores,
+                tasks,
                 blocking,
             }),
         })

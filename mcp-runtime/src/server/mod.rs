@@ -170,6 +170,8 @@ pub(crate) struct Shared {
     pub(crate) policy: Option<Box<Policy>>,
     /// App data, the state store and the sealer of `requestState`.
     pub(crate) stores: Arc<Stores>,
+    /// The tasks of `#[tool(task = ..)]` tools, kept in the state store.
+    pub(crate) tasks: crate::tasks::Tasks,
     /// Blocking-pool threads handlers may hold at once (`max_in_flight`).
     pub(crate) blocking: Arc<tokio::sync::Semaphore>,
 }
@@ -223,6 +225,12 @@ impl Shared {
     /// The tools served now (a consistent set, for the whole of one request).
     pub(crate) fn tools(&self) -> Arc<Tools> {
         Arc::clone(&self.tools.read().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    /// Whether some tool served now may answer with a task: `server/discover` then offers
+    /// the tasks extension, and `tasks/*` are served.
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.tools().all.iter().any(|t| t.spec.task.is_some() && t.disabled.is_none())
     }
 
     /// The prompts served now.

@@ -27,6 +27,8 @@ pub(crate) struct Options {
     pub(crate) hide_unauthorized_tools: bool,
     /// Unredeemed consent records one caller may hold.
     pub(crate) consents_per_caller: usize,
+    /// How `#[tool(task = ..)]` tools' tasks behave.
+    pub(crate) tasks: crate::tasks::Settings,
     pub(crate) http: HttpOptions,
 }
 
@@ -49,6 +51,7 @@ impl Default for Options {
             cache_scope: CacheScope::Private,
             hide_unauthorized_tools: false,
             consents_per_caller: crate::state::store::DEFAULT_CONSENTS_PER_CALLER,
+            tasks: crate::tasks::Settings::default(),
             http: HttpOptions::default(),
         }
     }

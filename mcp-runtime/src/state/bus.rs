@@ -30,6 +30,8 @@ pub(crate) enum Event {
     ResourcesChanged,
     /// The contents of the resource at this URI changed.
     ResourceUpdated(Arc<str>),
+    /// The record of the task with this id changed (a new status, an answer, a cancel).
+    Task(Arc<str>),
     /// Events may have been missed: act as if every event of interest happened (only a link
     /// that was down says so).
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
@@ -45,6 +47,7 @@ impl Event {
             Event::PromptsChanged => ("prompts", None),
             Event::ResourcesChanged => ("resources", None),
             Event::ResourceUpdated(uri) => ("resource", Some(&**uri)),
+            Event::Task(id) => ("task", Some(&**id)),
             Event::Missed => ("missed", None),
         };
         match value {
@@ -65,6 +68,7 @@ impl Event {
             "prompts" => Event::PromptsChanged,
             "resources" => Event::ResourcesChanged,
             "resource" => Event::ResourceUpdated(text()?),
+            "task" => Event::Task(text()?),
             "missed" => Event::Missed,
             _ => return None,
         };
@@ -158,13 +162,22 @@ mod tests {
             Event::PromptsChanged,
             Event::ResourcesChanged,
             Event::ResourceUpdated(Arc::from("notes://a b")),
+            Event::Task(Arc::from("0123abcd")),
             Event::Missed,
         ] {
             let text = event.encode("me");
             assert_eq!(Event::decode(&text), Some(("me".to_owned(), event)), "{text}");
         }
         assert_eq!(Event::ToolsChanged.encode("o1"), r#"{"o":"o1","e":"tools"}"#);
-        for garbage in ["", "null", "{}", r#"{"o":"x"}"#, r#"{"o":"x","e":"nope"}"#, r#"{"o":"x","e":"resource"}"#] {
+        for garbage in [
+            "",
+            "null",
+            "{}",
+            r#"{"o":"x"}"#,
+            r#"{"o":"x","e":"nope"}"#,
+            r#"{"o":"x","e":"resource"}"#,
+            r#"{"o":"x","e":"task"}"#,
+        ] {
             assert_eq!(Event::decode(garbage), None, "{garbage}");
         }
     }

@@ -125,7 +125,8 @@ impl ToolInfo {
 /// it is always answered inline.
 ///
 /// Only a 2026-07-28 request whose `_meta` client capabilities declare the extension can be
-/// answered with a task.
+/// answered with a task; see [`Ctx::run_as_task`](crate::Ctx::run_as_task) and
+/// [`ServerBuilder::task_after`](crate::ServerBuilder::task_after).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TaskSupport {
     /// The call goes on as a task when the handler asks for it (`ctx.run_as_task()`) or
