@@ -169,6 +169,21 @@ bash tests/conformance/run.sh --requirements 2026-07-28 --expected-failures test
 bash tests/conformance/run.sh --requirements 2026-07-28 --expected-failures tests/conformance/baseline-2026.yml \
   -- "$ROOT/target/debug/conformance-server" --stateless
 
+# The tasks extension's scenarios (io.modelcontextprotocol/tasks): the 2026-07-28 run above
+# runs them but does not score them (extensions are off the requirement sets), so a failure
+# there could not fail this script. Run by name, each fails on any failed check.
+step "conformance: the tasks extension's scenarios by name (tasks-*), with sessions, then without"
+TASK_SCENARIOS="tasks-lifecycle tasks-capability-negotiation tasks-dispatch-and-envelope tasks-wire-fields
+  tasks-request-state-removal tasks-mrtr-input tasks-request-headers tasks-required-task-error
+  tasks-mrtr-composition tasks-status-notifications"
+for scenario in $TASK_SCENARIOS; do
+  bash tests/conformance/run.sh --scenario "$scenario" -- "$ROOT/target/debug/conformance-server" >"$ROOT/target/conformance-$scenario.log" 2>&1 \
+    || { cat "$ROOT/target/conformance-$scenario.log"; echo "conformance: $scenario failed (with sessions)" >&2; exit 1; }
+  bash tests/conformance/run.sh --scenario "$scenario" -- "$ROOT/target/debug/conformance-server" --stateless >"$ROOT/target/conformance-$scenario.log" 2>&1 \
+    || { cat "$ROOT/target/conformance-$scenario.log"; echo "conformance: $scenario failed (stateless)" >&2; exit 1; }
+  echo "$scenario: passed, with sessions and stateless"
+done
+
 # Every 2025-11-25 scenario of this suite version, judged against the same baseline: this also
 # scores what the requirement set leaves pending (json-schema-2020-12: schemas as written;
 # server-sse-polling: SSE resumption) or unscored (server-session-lifecycle).

@@ -81,6 +81,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "asks",
     "app_data",
     "timeout_ms",
+    "task",
     "scopes",
     "contract",
     "crate",
@@ -120,6 +121,9 @@ pub(crate) struct ToolAttr {
     /// one that was not registered.
     pub(crate) app_data: Vec<syn::Type>,
     pub(crate) timeout_ms: Option<LitInt>,
+    /// `task = "optional" | "required"`: the tool may (must) run as a task (checked in
+    /// `validate`).
+    pub(crate) task: Option<LitStr>,
     /// `scopes("notes:write", ..)`: the scopes written as string literals.
     pub(crate) scopes: Vec<LitStr>,
     pub(crate) contract: Option<Path>,
@@ -329,6 +333,7 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
                     None => None,
                 };
             }
+            "task" => attr.task = str_value(cx, &meta, "task", "task = \"optional\"")?,
             "contract" => attr.contract = path_value(cx, &meta, "contract", "contract = MyErrors")?,
             "scopes" => attr.scopes = parse_scopes(cx, &meta)?,
             "app_data" => attr.app_data = parse_app_data(cx, &meta)?,

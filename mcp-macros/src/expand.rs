@@ -740,6 +740,10 @@ fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> Tok
     if let Some(timeout) = &attr.timeout_ms {
         fields.push(quote!(timeout_ms: ::core::option::Option::Some(#timeout)));
     }
+    if let Some(task) = &attr.task {
+        let support = Ident::new(if task.value() == "required" { "Required" } else { "Optional" }, task.span());
+        fields.push(quote!(task: ::core::option::Option::Some(__mcp::TaskSupport::#support)));
+    }
     if !attr.scopes.is_empty() {
         let scopes = scopes(tool);
         fields.push(quote!(scopes: #scopes));

@@ -44,6 +44,7 @@ fn a_valid_tool_has_no_messages() {
             meta("com.example/owner" = "docs", retries = 3),
             allow_unknown_args,
             timeout_ms = 1000,
+            task = "optional",
             crate = my_runtime,
         ),
         quote! {
@@ -77,7 +78,7 @@ fn every_tool_key_mistake_in_one_list() {
     assert_eq!(
         errors,
         [
-            "unknown `tool` key `nmae`; expected one of `name`, `title`, `description`, `annotations`, `icons`, `meta`, `allow_unknown_args`, `needs_session`, `asks`, `app_data`, `timeout_ms`, `scopes`, `contract`, `crate`; did you mean `name`?",
+            "unknown `tool` key `nmae`; expected one of `name`, `title`, `description`, `annotations`, `icons`, `meta`, `allow_unknown_args`, `needs_session`, `asks`, `app_data`, `timeout_ms`, `task`, `scopes`, `contract`, `crate`; did you mean `name`?",
             "`title` takes a string literal: `title = \"Search the docs\"`",
             "unknown `annotations` key `read_only`; expected one of `title`, `read_only_hint`, `destructive_hint`, `idempotent_hint`, `open_world_hint`; did you mean `read_only_hint`?",
             "`open_world_hint` takes `true` or `false`, without quotes: `open_world_hint = true`",
@@ -88,6 +89,33 @@ fn every_tool_key_mistake_in_one_list() {
             "a `#[tool]` needs a description, which the model reads to choose it: add a doc comment `/// What this tool does.` above the fn, or `#[tool(description = \"…\")]`",
             "`timeout_ms` must be at least 1",
         ]
+    );
+}
+
+#[test]
+fn task_is_optional_or_required() {
+    let task = |value: &str| {
+        messages(
+            quote!(task = #value),
+            quote! { /// Docs.
+            fn job() -> String { String::new() } },
+        )
+    };
+    assert_eq!(task("optional"), Vec::<String>::new());
+    assert_eq!(task("required"), Vec::<String>::new());
+    assert_eq!(
+        task("always"),
+        [
+            "`task` is \"optional\" (the server may answer a call with a task) or \"required\" (always a task), not \"always\""
+        ]
+    );
+    assert_eq!(
+        messages(
+            quote!(task = true),
+            quote! { /// Docs.
+            fn job() -> String { String::new() } }
+        ),
+        ["`task` takes a string literal: `task = \"optional\"`"]
     );
 }
 

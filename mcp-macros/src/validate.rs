@@ -390,6 +390,17 @@ fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
             Err(e) => cx.error_spanned_by(t, format!("`timeout_ms` must be a whole number of milliseconds: {e}")),
         }
     }
+    if let Some(task) = &tool.attr.task
+        && !matches!(task.value().as_str(), "optional" | "required")
+    {
+        cx.error_spanned_by(
+            task,
+            format!(
+                "`task` is \"optional\" (the server may answer a call with a task) or \"required\" (always a task), not {:?}",
+                task.value()
+            ),
+        );
+    }
 }
 
 /// `scopes(..)`: each an OAuth scope token (RFC 6749 §3.3: visible ASCII without space, `"`

@@ -134,6 +134,7 @@ mod rpc;
 mod schema;
 mod server;
 mod state;
+mod tasks;
 mod tools;
 mod transport;
 
@@ -168,6 +169,7 @@ pub use server::{CacheScope, Error, FAILURES_META_KEY, Server, ServerBuilder, st
 pub use state::redis::RedisStore;
 pub use state::store::{MemoryStore, State, StateStore, StoreError};
 pub use tools::output::Structured;
+pub use tools::tool::TaskSupport;
 pub use transport::args::ServeArgs;
 pub use transport::in_process::Connection;
 
@@ -245,8 +247,8 @@ pub mod __private {
     };
     pub use crate::tools::params::{Param, ParamType, Reader};
     pub use crate::tools::tool::{
-        AppDataOf, Args, Finished, Hints, IconInfo, OutputSchema, Running, Started, ToolDef, ToolInfo, app_data_of,
-        params_schema,
+        AppDataOf, Args, Finished, Hints, IconInfo, OutputSchema, Running, Started, TaskSupport, ToolDef, ToolInfo,
+        app_data_of, params_schema,
     };
     pub use mcp_core::{__concat_entries as concat_entries, __declares as declares};
     pub use schemars::{Schema, SchemaGenerator};

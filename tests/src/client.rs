@@ -685,7 +685,7 @@ const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "criti
 /// The headers a modern request carries over HTTP (`None` for any other message): the
 /// version, and the mirrors of its method and (for `tools/call`) its tool's name. In modern
 /// mode (`modern_mode`) a notification or response carries the version header alone.
-fn modern_headers(line: &str, modern_mode: bool) -> Option<Vec<(&'static str, String)>> {
+pub(crate) fn modern_headers(line: &str, modern_mode: bool) -> Option<Vec<(&'static str, String)>> {
     let msg: Value = serde_json::from_str(line).ok()?;
     let is_request = msg.get("id").is_some() && msg.get("method").is_some();
     if modern_mode && !is_request && msg.is_object() {
@@ -698,9 +698,13 @@ fn modern_headers(line: &str, modern_mode: bool) -> Option<Vec<(&'static str, St
         return None;
     }
     let mut headers = vec![("MCP-Protocol-Version", version.to_owned()), ("Mcp-Method", mirror_value(method))];
-    if method == "tools/call"
-        && let Some(name) = msg["params"]["name"].as_str()
-    {
+    let named = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
+        _ => "",
+    };
+    if let Some(name) = msg["params"].get(named).and_then(Value::as_str) {
         headers.push(("Mcp-Name", mirror_value(name)));
     }
     Some(headers)

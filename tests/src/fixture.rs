@@ -418,6 +418,8 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .tool(crate::state_tools::delete_item)
         .tool(crate::context_tools::purge_cache)
         .tool(crate::secret_tools::blob)
+        .tool(crate::task_tools::slow_job)
+        .tool(crate::task_tools::report)
         .resource(crate::secret_tools::secret)
         .prompt(crate::secret_tools::secret_brief)
         .policy(|req| (req.tool == "admin_reset").then(|| Refusal::because("requires an operator session")))

@@ -138,6 +138,81 @@ pub fn send(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body:
     Ok(stream)
 }
 
+/// Posts one 2026-07-28 message to `/mcp` on `port`, with the headers that mirror it
+/// (`MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` from its `name`, `uri` or
+/// `taskId`) and `extra` ones (an `X-Test-Subject`), and reads the status and headers.
+pub fn post_modern(port: u16, message: &serde_json::Value, extra: &[(&str, &str)]) -> Response {
+    let line = message.to_string();
+    let mirrored = crate::client::modern_headers(&line, true).unwrap_or_default();
+    let mut headers: Vec<(&str, &str)> =
+        vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    headers.extend(mirrored.iter().map(|(n, v)| (*n, v.as_str())));
+    headers.extend_from_slice(extra);
+    request(port, "POST", "/mcp", &headers, line.as_bytes()).unwrap_or_else(|e| panic!("POST to port {port}: {e}"))
+}
+
+impl Response {
+    /// The next JSON-RPC message of the response: its JSON body (once), or its next SSE
+    /// event; `None` at the end.
+    pub fn next_message(&mut self) -> Option<serde_json::Value> {
+        if self.header("content-type").is_some_and(|t| t.starts_with("text/event-stream")) {
+            loop {
+                let (_, data) = self.next_event()?;
+                if let Ok(message) = serde_json::from_str(&data) {
+                    return Some(message);
+                }
+            }
+        }
+        let mut body = String::new();
+        self.body.read_to_string(&mut body).ok()?;
+        serde_json::from_str(&body).ok()
+    }
+
+    /// The messages of a long response (a listen stream), read on a thread of their own, so
+    /// that a test waits for each with a deadline.
+    pub fn into_messages(mut self) -> Messages {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            while let Some(message) = self.next_message() {
+                if tx.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        Messages(rx)
+    }
+
+    /// The answer of a request: the message that carries an `id` (notifications before it
+    /// are skipped).
+    pub fn answer(mut self) -> serde_json::Value {
+        while let Some(message) = self.next_message() {
+            if message.get("id").is_some() {
+                return message;
+            }
+        }
+        panic!("the response ended without an answer")
+    }
+}
+
+/// The messages of a response, as they arrive (see [`Response::into_messages`]).
+pub struct Messages(std::sync::mpsc::Receiver<serde_json::Value>);
+
+impl Messages {
+    /// The next message within `limit`; `None` when none came (or the response ended).
+    pub fn next_within(&self, limit: Duration) -> Option<serde_json::Value> {
+        self.0.recv_timeout(limit).ok()
+    }
+
+    /// The next message, within 10 s.
+    ///
+    /// # Panics
+    ///
+    /// When none comes within 10 s, saying what was awaited.
+    pub fn next(&self, awaited: &str) -> serde_json::Value {
+        self.next_within(Duration::from_secs(10)).unwrap_or_else(|| panic!("no message within 10 s: {awaited}"))
+    }
+}
+
 /// `Transfer-Encoding: chunked`, decoded.
 struct Chunked<R> {
     inner: R,

@@ -15,4 +15,5 @@ pub mod redis;
 mod secret_tools;
 pub mod spec_schema;
 mod state_tools;
+mod task_tools;
 pub mod toolchain;

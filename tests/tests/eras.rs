@@ -77,7 +77,8 @@ fn discover_result() -> Value {
     json!({
         "resultType": "complete",
         "supportedVersions": [MODERN],
-        "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}},
+        // `slow_job` and `report` run as tasks: the tasks extension is offered (2026-07-28 only).
+        "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
         "ttlMs": 0,
         "cacheScope": "private",
         "_meta": {SERVER_INFO_KEY: server_info()},
@@ -1034,6 +1035,12 @@ fn sweep_calls(path: &str) -> Vec<(&'static str, Value)> {
         ("blob", json!({"bytes": 3, "progress": true})),
         ("blob", json!({"bytes": -1})),
         ("purge_cache", json!({"x": 1})),
+        // Task tools, for clients without the tasks extension: inline, and `report` refused.
+        ("slow_job", json!({"ms": 1})),
+        ("slow_job", json!({"ms": 1, "outcome": "declared"})),
+        ("slow_job", json!({"ms": "soon"})),
+        ("report", json!({})),
+        ("report", json!({"x": 1})),
         ("no_such_tool", json!({})),
         ("ech", json!({"text": "did you mean"})),
     ]
@@ -1144,7 +1151,7 @@ fn the_test_client_in_modern_mode_sends_envelopes_and_unwraps_results() {
         init,
         json!({"jsonrpc": "2.0", "id": 1, "result": {
             "protocolVersion": MODERN,
-            "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}},
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
             "serverInfo": server_info(),
         }})
     );

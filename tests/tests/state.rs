@@ -255,6 +255,43 @@ async fn of_a_thousand_concurrent_takes_exactly_one_wins_on_each_backend() {
     one_winner(mcp_runtime::store_from_url(&redis.url()).expect("a Redis store")).await;
 }
 
+/// Compare-and-set: absent means absent, a stale expectation loses, and of 1,000 concurrent
+/// writers that expect the same value exactly one writes; an expired key is absent.
+async fn one_writer(store: Arc<dyn StateStore>) {
+    let key = unique("cas");
+    let ttl = Duration::from_secs(60);
+    assert!(store.compare_and_set(&key, None, "v0".into(), ttl).await.expect("cas"), "absent: set");
+    assert!(!store.compare_and_set(&key, None, "again".into(), ttl).await.expect("cas"), "present: kept");
+    assert!(!store.compare_and_set(&key, Some("v9"), "no".into(), ttl).await.expect("cas"), "stale: kept");
+    let writers: Vec<_> = (0..1000)
+        .map(|i| {
+            let (store, key) = (Arc::clone(&store), key.clone());
+            tokio::spawn(
+                async move { store.compare_and_set(&key, Some("v0"), format!("w{i}"), ttl).await.expect("cas") },
+            )
+        })
+        .collect();
+    let mut winners = 0;
+    for writer in writers {
+        winners += usize::from(writer.await.expect("task"));
+    }
+    assert_eq!(winners, 1);
+    let written = store.get(&key).await.expect("get").expect("a value");
+    assert!(written.starts_with('w'), "{written}");
+    let short = unique("cas-ttl");
+    assert!(store.compare_and_set(&short, None, "x".into(), Duration::from_millis(100)).await.expect("cas"));
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert!(!store.compare_and_set(&short, Some("x"), "y".into(), ttl).await.expect("cas"), "expired: no match");
+    assert!(store.compare_and_set(&short, None, "y".into(), ttl).await.expect("cas"), "expired: absent");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn of_a_thousand_concurrent_compare_and_sets_exactly_one_wins_on_each_backend() {
+    one_writer(Arc::new(MemoryStore::new())).await;
+    let redis = Redis::shared();
+    one_writer(mcp_runtime::store_from_url(&redis.url()).expect("a Redis store")).await;
+}
+
 #[tokio::test]
 async fn the_redis_store_keeps_ttls_lists_by_prefix_and_deletes() {
     let redis = Redis::shared();

@@ -611,6 +611,134 @@ fn test_input_required_result_prompt(ctx: &Ctx) -> Result<String, ToolError> {
     }
 }
 
+// ---- the tasks extension (`io.modelcontextprotocol/tasks`): the fixtures the suite's
+// `tasks-*` scenarios call by name. Each goes on as a task with `ctx.run_as_task()` (or is
+// declared `required`) and keeps the SDK's error contract inside the task.
+
+/// Greets someone, at once (a tool that never runs as a task).
+#[tool]
+fn greet(
+    /// Who to greet.
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Computes for `seconds` seconds, then says so; it goes on as a task unless `seconds` is
+/// 0. Stops when the task is cancelled.
+#[tool(task = "optional")]
+async fn slow_compute(
+    ctx: &Ctx,
+    /// How long to compute, in seconds (0: answer at once).
+    #[schemars(range(min = 0, max = 3600))]
+    seconds: f64,
+    /// A label to repeat in the answer.
+    label: Option<String>,
+) -> Result<String, ToolError> {
+    let label = label.unwrap_or_else(|| "compute".into());
+    if seconds <= 0.0 {
+        return Ok(format!("{label}: computed at once."));
+    }
+    ctx.run_as_task();
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_secs_f64(seconds)) => Ok(format!("{label}: computed for {seconds} s.")),
+        () = ctx.cancelled() => Err(ToolError::internal(format!("{label}: cancelled before it finished."))),
+    }
+}
+
+/// A job that runs as a task and fails after about a second, by design (a tool execution
+/// error: the task completes with `isError`).
+#[tool(task = "required")]
+#[errors(
+    reason = "job_failed",
+    code = InternalError,
+    when = "This job fails on every run, by design.",
+    recovery = "Do not retry: failing_job fails on every call by design."
+)]
+async fn failing_job(ctx: &Ctx<FailingJobError>) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ctx.fail(FailingJobError::JobFailed))
+}
+
+/// Lists the client's roots as a task. It needs the client's `roots` capability: a client
+/// that did not declare it gets the protocol error -32021, which fails the task.
+#[tool(task = "optional")]
+async fn protocol_error_job(ctx: &Ctx) -> Result<String, ToolError> {
+    ctx.run_as_task();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    ctx.require_client_capability("roots")?;
+    match ctx.inputs().roots("roots") {
+        Some(roots) => Ok(format!("Roots: {}", uris(roots))),
+        None => Err(ctx.ask(Ask::new().list_roots("roots"))),
+    }
+}
+
+/// The confirmation `confirm_delete` asks for.
+#[derive(Deserialize, JsonSchema)]
+struct DeleteConfirmation {
+    /// Delete the file?
+    confirm: bool,
+}
+
+/// Deletes a (pretend) file as a task, after the user confirms through the task.
+#[tool(task = "optional")]
+fn confirm_delete(
+    ctx: &Ctx,
+    /// The file to delete.
+    filename: String,
+) -> Result<String, ToolError> {
+    ctx.run_as_task();
+    match ctx.inputs().form::<DeleteConfirmation>("confirm") {
+        Elicited::Accepted(DeleteConfirmation { confirm: true }) => Ok(format!("Deleted {filename}.")),
+        Elicited::Accepted(_) | Elicited::Declined | Elicited::Cancelled => Ok(format!("Kept {filename}.")),
+        Elicited::Missing => Err(ctx.ask(
+            Ask::new().elicit("confirm", Elicitation::form_for::<DeleteConfirmation>(format!("Delete {filename}?"))),
+        )),
+    }
+}
+
+/// What `multi_input` asks for first.
+#[derive(Deserialize, JsonSchema)]
+struct Nickname {
+    /// What to call you.
+    name: String,
+}
+
+/// Asks two questions at once as a task (a name and a confirmation), answered in any order.
+#[tool(task = "optional")]
+fn multi_input(ctx: &Ctx) -> Result<String, ToolError> {
+    ctx.run_as_task();
+    let inputs = ctx.inputs();
+    match (inputs.form::<Nickname>("name"), inputs.form::<DeleteConfirmation>("confirm")) {
+        (Elicited::Accepted(Nickname { name }), Elicited::Accepted(DeleteConfirmation { confirm })) => {
+            Ok(format!("Hello {name}; confirmed: {confirm}."))
+        }
+        _ => Err(ctx.ask(
+            Ask::new()
+                .elicit("name", Elicitation::form_for::<Nickname>("What should I call you?"))
+                .elicit("confirm", Elicitation::form_for::<DeleteConfirmation>("Go ahead?")),
+        )),
+    }
+}
+
+/// Asks for your name first (a multi round-trip round of the call), then greets you from a
+/// task.
+#[tool(task = "required")]
+async fn test_tool_with_task(ctx: &Ctx) -> Result<String, ToolError> {
+    let name = match ctx.inputs().form::<UserName>("user_name") {
+        Elicited::Accepted(UserName { name }) => name,
+        Elicited::Declined | Elicited::Cancelled => "stranger".to_owned(),
+        Elicited::Missing => {
+            return Err(
+                ctx.ask(Ask::new().elicit("user_name", Elicitation::form_for::<UserName>("What is your name?")))
+            );
+        }
+    };
+    ctx.run_as_task();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(format!("Hello, {name}, from a task!"))
+}
+
 /// A prompt that `test_trigger_prompt_change` adds and removes.
 #[prompt]
 fn test_dynamic_prompt() -> &'static str {
@@ -671,6 +799,13 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .tool(test_trigger_tool_change)
         .tool(test_header_param)
         .tool(test_trigger_prompt_change)
+        .tool(greet)
+        .tool(slow_compute)
+        .tool(failing_job)
+        .tool(protocol_error_job)
+        .tool(confirm_delete)
+        .tool(multi_input)
+        .tool(test_tool_with_task)
         .resource(static_text)
         .resource(static_binary)
         .resource(template_data)

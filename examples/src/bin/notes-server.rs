@@ -8,6 +8,11 @@
 //!
 //! The directory is created when missing. Logs go to stderr (`RUST_LOG=debug` for more);
 //! stdout carries the protocol.
+//!
+//! Several replicas behind one load balancer share the directory and, with
+//! `NOTES_STATE_STORE=redis://host:port`, one Redis: consent records and events live there,
+//! so a `write_note` on one replica reaches a client listening on another. They then also
+//! share the key that seals `requestState`: `NOTES_REQUEST_STATE_KEY` (at least 32 bytes).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,7 +46,14 @@ async fn main() -> ExitCode {
         }
     };
     eprintln!("notes-server: serving notes in {}", notes.path().display());
-    let served = match args.configure(notes::builder(notes)).build() {
+    let mut builder = args.configure(notes::builder(notes));
+    if let Ok(url) = std::env::var("NOTES_STATE_STORE") {
+        builder = builder.state_store_url(&url);
+    }
+    if let Ok(key) = std::env::var("NOTES_REQUEST_STATE_KEY") {
+        builder = builder.request_state_key("NOTES_REQUEST_STATE_KEY", key);
+    }
+    let served = match builder.build() {
         Ok(server) => args.serve(server).await,
         Err(e) => Err(e),
     };

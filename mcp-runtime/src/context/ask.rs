@@ -858,47 +858,19 @@ pub(crate) struct Asked {
     state: Option<String>,
 }
 
-/// A request's outcome: its result, or (2026-07-28 only) what it needs first.
+/// A request's outcome: its result, or (2026-07-28 only) what it needs first, or (a task
+/// tool's call, with the tasks extension) the task it goes on as: its `Task` members.
 pub(crate) enum Reply<T = CallToolResult> {
     Complete(T),
     InputRequired(Asked),
+    Task(Map<String, Value>),
 }
 
 /// The modern leg: the at-least-one rule (`-32603`: the handler's bug), then the gate against
 /// this request's capabilities (`-32021` naming every missing capability).
 pub(crate) fn modern(ask: Ask, client: &Client, tool: &str, sealing: &Sealing<'_>) -> Result<Asked, RpcError> {
-    if ask.requests.is_empty() && ask.state.is_none() {
-        return Err(RpcError {
-            code: -32603,
-            message: format!(
-                "Internal error: tool {tool} asked for input but gave neither an input request nor a requestState"
-            ),
-            data: None,
-        });
-    }
-    let refused = refused(&ask, client.capabilities());
-    if let Some((key, method, _)) = refused.first() {
-        let mut required = Map::new();
-        for (_, _, capability) in &refused {
-            merge_capability(&mut required, capability);
-        }
-        let message = format!(
-            "Cannot request input '{key}' ({method}): the request's client capabilities do not declare the required capability"
-        );
-        return Err(RpcError { code: -32021, message, data: Some(json!({"requiredCapabilities": required})) });
-    }
-    let requests = ask
-        .requests
-        .into_iter()
-        .map(|(key, InputRequest { method, params })| {
-            let mut request = Map::with_capacity(2);
-            request.insert("method".into(), method.into());
-            if let Some(params) = params {
-                request.insert("params".into(), params);
-            }
-            (key, Value::Object(request))
-        })
-        .collect();
+    gate(&ask, client, tool)?;
+    let requests = wire(ask.requests).collect();
     // The one place outgoing state is written: sealed, bound to this caller and operation.
     let state = match ask.state {
         None => None,
@@ -916,6 +888,54 @@ pub(crate) fn modern(ask: Ask, client: &Client, tool: &str, sealing: &Sealing<'_
         )?),
     };
     Ok(Asked { requests, state })
+}
+
+/// What a task keeps of an ask: the requests by the handler's keys, and the state.
+pub(crate) type TaskAsk = (Vec<(String, Value)>, Option<String>);
+
+/// An ask made during a task: the same rules as [`modern`]; the requests by the handler's
+/// keys, and the state as written (a task keeps it in its record: it never travels).
+pub(crate) fn for_task(ask: Ask, client: &Client, tool: &str) -> Result<TaskAsk, RpcError> {
+    gate(&ask, client, tool)?;
+    Ok((wire(ask.requests).collect(), ask.state))
+}
+
+/// The requests of an ask as the wire shows them: `{method, params?}` by key.
+fn wire(requests: Vec<(String, InputRequest)>) -> impl Iterator<Item = (String, Value)> {
+    requests.into_iter().map(|(key, InputRequest { method, params })| {
+        let mut request = Map::with_capacity(2);
+        request.insert("method".into(), method.into());
+        if let Some(params) = params {
+            request.insert("params".into(), params);
+        }
+        (key, Value::Object(request))
+    })
+}
+
+/// The rules of a 2026-07-28 ask: at least one request or a state (`-32603`), and every
+/// capability the requests need declared (`-32021` naming them all).
+fn gate(ask: &Ask, client: &Client, tool: &str) -> Result<(), RpcError> {
+    if ask.requests.is_empty() && ask.state.is_none() {
+        return Err(RpcError {
+            code: -32603,
+            message: format!(
+                "Internal error: tool {tool} asked for input but gave neither an input request nor a requestState"
+            ),
+            data: None,
+        });
+    }
+    let refused = refused(ask, client.capabilities());
+    if let Some((key, method, _)) = refused.first() {
+        let mut required = Map::new();
+        for (_, _, capability) in &refused {
+            merge_capability(&mut required, capability);
+        }
+        let message = format!(
+            "Cannot request input '{key}' ({method}): the request's client capabilities do not declare the required capability"
+        );
+        return Err(RpcError { code: -32021, message, data: Some(json!({"requiredCapabilities": required})) });
+    }
+    Ok(())
 }
 
 /// The `input_required` result.

@@ -19,36 +19,30 @@ use crate::rpc::channel::Channel;
 use crate::rpc::era::Client;
 pub use crate::rpc::era::{Era, LogLevel};
 use crate::rpc::request_id::RequestId;
+use crate::state::bus::{Bus, Event};
 use crate::state::store::{State, Stores};
 
 pub use crate::state::store::BoxFuture;
 
-/// Resource changes announced by the server or a handler, for the sessions and listen
-/// streams that asked to hear of them.
+/// Changes announced by the server or a handler (resource updates, list changes, task
+/// records), for the sessions and listen streams that asked to hear of them: published on
+/// the server's bus, so that they reach them on every replica.
+#[derive(Default)]
 pub(crate) struct Notices {
-    /// URIs whose contents changed.
-    pub(crate) resource_updates: tokio::sync::broadcast::Sender<Arc<str>>,
-    /// Bumped when the set of resources changed.
-    pub(crate) resources_changed: tokio::sync::watch::Sender<u64>,
-}
-
-impl Default for Notices {
-    fn default() -> Self {
-        Notices {
-            resource_updates: tokio::sync::broadcast::Sender::new(64),
-            resources_changed: tokio::sync::watch::Sender::new(0),
-        }
-    }
+    pub(crate) bus: Bus,
 }
 
 impl Notices {
+    pub(crate) fn new(bus: Bus) -> Self {
+        Notices { bus }
+    }
+
     pub(crate) fn resource_updated(&self, uri: String) {
-        // No receiver means no subscriber: nothing to tell.
-        let _ = self.resource_updates.send(Arc::from(uri));
+        self.bus.publish(Event::ResourceUpdated(Arc::from(uri)));
     }
 
     pub(crate) fn resources_changed(&self) {
-        self.resources_changed.send_modify(|n| *n += 1);
+        self.bus.publish(Event::ResourcesChanged);
     }
 }
 
@@ -96,6 +90,7 @@ impl CallInfo {
             progress: self.progress.clone(),
             inputs: self.inputs.clone(),
             cancel: Arc::clone(&self.cancel),
+            task: self.task.clone(),
         }
     }
 }
@@ -130,6 +125,38 @@ pub struct CallInfo {
     /// This round's answers to what the handler asked (`Ctx::ask`), and its state.
     pub(crate) inputs: Inputs,
     pub(crate) cancel: Arc<CancelState>,
+    /// Set when the call may go on as a task (a task tool, a client that declared the
+    /// extension): how `Ctx::run_as_task` asks for it. `None` on every other call.
+    pub(crate) task: Option<Arc<TaskHook>>,
+}
+
+/// How a handler asks to go on as a task ([`Ctx::run_as_task`]), for the runtime that waits
+/// on it while the call is inline.
+#[derive(Default)]
+pub(crate) struct TaskHook {
+    asked: AtomicBool,
+    notify: Notify,
+}
+
+impl TaskHook {
+    fn ask(&self) {
+        if !self.asked.swap(true, Ordering::AcqRel) {
+            // A permit is kept when nobody waits yet.
+            self.notify.notify_one();
+        }
+    }
+
+    /// Whether the handler asked.
+    pub(crate) fn asked(&self) -> bool {
+        self.asked.load(Ordering::Acquire)
+    }
+
+    /// Resolves once the handler asked.
+    pub(crate) async fn notified(&self) {
+        if !self.asked() {
+            self.notify.notified().await;
+        }
+    }
 }
 
 /// The context of one tool call: its request id, the client, logging and progress back to
@@ -215,6 +242,7 @@ impl<R: Contract> Ctx<R> {
             progress: None,
             inputs: Inputs::default(),
             cancel: Arc::default(),
+            task: None,
         })
     }
 
@@ -433,6 +461,50 @@ impl<R> Ctx<R> {
     /// client declared, and the round's `requestState`. Empty on a first call.
     pub fn inputs(&self) -> &Inputs {
         &self.info.inputs
+    }
+
+    /// Asks to go on as a task (a tool declared `#[tool(task = "optional")]` or
+    /// `"required"`): the call is answered with a `CreateTaskResult` right away, the client
+    /// polls `tasks/get` for the outcome, and the handler keeps running, here, in the
+    /// background. `true` when the call goes (or went) on as a task: the tool is a task tool
+    /// and this request's client declared the tasks extension
+    /// (`io.modelcontextprotocol/tasks`, 2026-07-28 only). Otherwise it does nothing and the
+    /// call is answered inline, as usual: `false`.
+    ///
+    /// Call it once the quick checks are done and the long part begins, after any ask that
+    /// should be answered before the task exists:
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use std::time::Duration;
+    ///
+    /// /// Exports every row of a table (long: goes on as a task).
+    /// #[tool(task = "optional")]
+    /// async fn export_table(ctx: &Ctx, table: String) -> Result<String, ToolError> {
+    ///     if table.is_empty() {
+    ///         return Err(ToolError::invalid_params("Name a table.").hint("Call list_tables first."));
+    ///     }
+    ///     ctx.run_as_task();
+    ///     tokio::select! {
+    ///         () = tokio::time::sleep(Duration::from_millis(10)) => Ok(format!("exported {table}")),
+    ///         () = ctx.cancelled() => Err(ToolError::internal("cancelled")),
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Inside a task the handler works as in any call: its failures keep their envelope
+    /// (the task completes with the `isError` result), [`Ctx::ask`] and [`Ctx::consent`] ask
+    /// through the task (`input_required`, answered with `tasks/update`; the handler then
+    /// runs again with the answers), and a `tasks/cancel` fires [`Ctx::cancelled`]. It sends
+    /// no log or progress notifications (the extension has none for tasks).
+    pub fn run_as_task(&self) -> bool {
+        match &self.info.task {
+            Some(hook) => {
+                hook.ask();
+                true
+            }
+            None => false,
+        }
     }
 
     /// A value this process registered with `Server::builder(..).app_data(value)` (a
@@ -786,6 +858,7 @@ impl Caller<'_> {
                 progress: None,
                 inputs,
                 cancel: Arc::clone(self.cancel),
+                task: None,
             },
         }
     }

@@ -241,6 +241,7 @@ pub(crate) async fn get(
             Ok(Reply::Complete(serde_json::to_value(result).unwrap_or_else(|_| unreachable!("messages serialize"))))
         }
         Served::Replied(Reply::InputRequired(asked)) => Ok(Reply::InputRequired(asked)),
+        Served::Replied(Reply::Task(task)) => Ok(Reply::Task(task)),
         Served::Failed(err, origin, code) => Err(fail_rpc(site, err, request_id, origin, code)),
         Served::Rpc(e) => Err(e),
         Served::Panicked(payload) => {

@@ -524,6 +524,7 @@ pub(crate) async fn read(
     let body = match shim::serve(caller, "resources/read", spec.name, &sealing, inputs, run).await {
         Served::Replied(Reply::Complete(body)) => body,
         Served::Replied(Reply::InputRequired(asked)) => return Ok(Reply::InputRequired(asked)),
+        Served::Replied(Reply::Task(task)) => return Ok(Reply::Task(task)),
         Served::Failed(err, origin, code) => {
             let not_found = (err.code() == mcp_core::ErrorCode::NotFound && code.is_none()).then_some(not_found);
             let err = if not_found.is_some() { with_uri(err, &uri) } else { err };

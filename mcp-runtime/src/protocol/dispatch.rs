@@ -2,31 +2,25 @@
 //! the policy, validate the arguments, run the handler (caught panics, time limit), check
 //! its output. Every failure here is a tool execution error, built by `envelope::fail`.
 
-use std::any::Any;
 use std::fmt::Write as _;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
-use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use mcp_core::{CallToolResult, Content, ErrorCode, ToolError};
-use serde_json::{Map, Value, json};
+use mcp_core::{CallToolResult, ErrorCode, ToolError};
+use serde_json::{Map, Value};
 
-use crate::context::ask::{self, CAPABILITY_MISSING, INVALID_STATE, Operation, Reply, Sealing};
+use crate::context::ask::{self, Operation, Reply, Sealing};
 use crate::context::ctx::{Call, CallInfo, CancelState, Progress};
-use crate::context::logging::{InCall, Scope};
 use crate::context::shim::{self, Round};
 use crate::hooks::{HookRequest, Refused};
-use crate::rpc::catch::{CatchUnwind, panic_text};
+use crate::protocol::handler::{Ran, finished, handler_failed, panicked, run};
+use crate::protocol::tasked;
 use crate::rpc::channel::Channel;
 use crate::rpc::envelope::{Origin, Site, display_name, fail, levenshtein};
 use crate::rpc::era::{Client, Era};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
-use crate::server::{BoxFuture, Registered, Shared, Tools};
-use crate::tools::output::Output;
+use crate::server::{Registered, Shared, Tools};
 
 /// A `tools/call` whose params have the `CallToolRequest` shape.
 pub(crate) struct CallRequest {
@@ -41,8 +35,10 @@ pub(crate) struct CallRequest {
 
 /// Runs one call. `Err` only for strict resolution (an unknown or disabled tool as a
 /// protocol error); everything else is a `CallToolResult`.
+// One call's whole pipeline, read top to bottom; the task branch took it past 100 lines.
+#[allow(clippy::too_many_lines)]
 pub(crate) async fn call(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     channel: &Arc<Channel>,
     client: &Client,
     req: CallRequest,
@@ -97,6 +93,11 @@ pub(crate) async fn call(
     let sealing =
         Sealing { sealer: &shared.stores.sealer, principal: channel.principal(), operation: &operation, request_id };
     let mut inputs = ask::incoming(client, &sealing, req.input_responses.as_deref(), req.request_state.as_deref())?;
+    // A `#[tool(task = ..)]` tool's call that may become a task, or that is refused for not
+    // being able to, goes its own way (`protocol::tasked`); others go on here.
+    if let Some(diverted) = tasked::divert(tool, shared, channel, client, request_id, started) {
+        return diverted.serve(args, inputs, operation, cancel).await;
+    }
     let progress = req.progress_token.map(|token| Arc::new(Progress::new(token)));
     // Over a 2025 session an ask is fulfilled here and the handler runs again, with the same
     // (shared) arguments.
@@ -115,6 +116,7 @@ pub(crate) async fn call(
             progress: progress.clone(),
             inputs: std::mem::take(&mut inputs),
             cancel: Arc::clone(&cancel),
+            task: None,
         };
         let outcome = match run(shared, tool, channel, client, Call { args: Arc::clone(&args), info }, request_id).await
         {
@@ -156,16 +158,6 @@ pub(crate) async fn call(
     }
 }
 
-/// The result of a handler's value, or the failure of output that breaks its schema.
-fn finished(tool: &Registered, site: Site<'_>, output: Output, request_id: RequestId) -> CallToolResult {
-    finish(tool, output).unwrap_or_else(|detail| {
-        let name = tool.spec.name;
-        let err = ToolError::internal(format!("Tool produced invalid structured output for {name}: {detail}."))
-            .reason("invalid_output");
-        fail(site, err, request_id, Origin::Fault, None)
-    })
-}
-
 /// The server's hooks (its policy among them) on this call: `None` to go on, or the
 /// refusal (or a hook's panic).
 fn refused_by_hooks(
@@ -196,90 +188,6 @@ fn shim_ended(site: Site<'_>, round: Round, request_id: RequestId) -> CallToolRe
             CallToolResult::default()
         }
     }
-}
-
-/// How one run of a handler ended: with its outcome, or stopped by the runtime (its time
-/// limit) with this result.
-enum Ran {
-    Done(Caught),
-    Stopped(CallToolResult),
-}
-
-/// Runs the handler once, in its call's scope, where it runs (see `blocking`), within its
-/// time limit.
-async fn run(
-    shared: &Shared,
-    tool: &Registered,
-    channel: &Arc<Channel>,
-    client: &Client,
-    call: Call,
-    request_id: RequestId,
-) -> Ran {
-    let name = tool.spec.name;
-    // The handler runs with its call marked current, so that its `tracing` events reach the
-    // client and every record of the call carries the request id.
-    let scope = Scope {
-        channel: Arc::clone(channel),
-        client: client.clone(),
-        tool: name,
-        module: tool.spec.module,
-        request_id,
-    };
-    let handler = CatchUnwind(InCall { scope, inner: (tool.spec.call)(call) });
-    // Where the handler runs (see `blocking`): a fn without `async` that has a time limit,
-    // or has been seen to block, goes to the blocking pool; the rest run right here, in the
-    // call's own task.
-    let pooled = tool.spec.blocking && (tool.timeout.is_some() || tool.seen_blocking.load(Ordering::Relaxed));
-    let inline_since = (tool.spec.blocking && !pooled).then(Instant::now);
-    let handler = if pooled { on_blocking_thread(handler, Arc::clone(&shared.blocking)) } else { Box::pin(handler) };
-    let outcome = match tool.timeout {
-        Some(limit) => {
-            let Ok(caught) = tokio::time::timeout(limit, handler).await else {
-                let err = ToolError::timeout(format!("Tool {name} did not finish within {} s.", seconds(limit)))
-                    .reason("timeout")
-                    .retryable(true)
-                    .hint("Retry the call; if it keeps timing out, narrow its input.");
-                return Ran::Stopped(fail(tool.site(&shared.options), err, request_id, Origin::Fault, None));
-            };
-            caught
-        }
-        None => handler.await,
-    };
-    if let Some(since) = inline_since {
-        if since.elapsed() > BLOCKING {
-            tool.seen_blocking.store(true, Ordering::Relaxed);
-            tracing::debug!(tool = name, took = ?since.elapsed(), "a call blocked its thread; this tool runs on the blocking pool from now on");
-        } else if tool.quick_runs.load(Ordering::Relaxed) < crate::server::INLINE_AFTER {
-            tool.quick_runs.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-    Ran::Done(outcome)
-}
-
-/// A handler's own failure: the envelope, except a missing capability on a 2026-07-28
-/// request, which is the protocol error `-32021`.
-fn handler_failed(
-    site: Site<'_>,
-    err: ToolError,
-    client: &Client,
-    request_id: RequestId,
-) -> Result<CallToolResult, RpcError> {
-    let reason = err.reason_str();
-    if reason == Some(CAPABILITY_MISSING) && client.era() == Era::Modern {
-        // A 2026-07-28 client learns what to declare from the protocol error itself.
-        tracing::info!(target: "mcp_runtime::call", %request_id, tool = site.tool, "{}", err.message_str());
-        let data = err.data_map().get("requiredCapabilities").cloned().map(|c| json!({"requiredCapabilities": c}));
-        return Err(RpcError { code: -32021, message: err.message_str().to_owned(), data });
-    }
-    if reason == Some(INVALID_STATE) && client.era() == Era::Modern {
-        // A `requestState` the handler did not write: a protocol error of the retry.
-        tracing::info!(target: "mcp_runtime::call", %request_id, tool = site.tool, "{}", err.message_str());
-        return Err(RpcError::invalid_params(err.message_str()));
-    }
-    // Arguments that passed the schema but not serde are refused like schema failures.
-    let refused = (reason == Some("invalid_arguments") && err.code() == ErrorCode::InvalidParams)
-        || reason == Some(CAPABILITY_MISSING);
-    Ok(fail(site, err, request_id, if refused { Origin::Refusal } else { Origin::Handler }, None))
 }
 
 /// On a 2026-07-28 HTTP call, every `Mcp-Param-*` header must carry its argument's value
@@ -347,45 +255,6 @@ fn unknown_tool(
     Ok(fail(site, err, request_id, Origin::Refusal, None))
 }
 
-/// How long a fn without `async` may hold a runtime thread before its tool is moved to the
-/// blocking pool.
-const BLOCKING: Duration = Duration::from_millis(1);
-
-type Caught = Result<Result<Output, ToolError>, Box<dyn Any + Send>>;
-
-/// A handler that blocks runs on tokio's blocking pool: the runtime's threads stay free, and
-/// the time limit and cancellation take effect here while it runs. A cancelled or timed-out
-/// one runs on to its end (a thread cannot be stopped), sees `ctx.is_cancelled()`, and its
-/// result is dropped. The hand-off costs a thread wake-up per call, about three times a fast
-/// handler's whole cost, which is why a fast one stays inline.
-fn on_blocking_thread(
-    handler: CatchUnwind<InCall<BoxFuture<'static, Result<Output, ToolError>>>>,
-    threads: Arc<tokio::sync::Semaphore>,
-) -> BoxFuture<'static, Caught> {
-    let runtime = tokio::runtime::Handle::current();
-    Box::pin(async move {
-        // Handlers that ran past their limit or were cancelled still hold a thread: at most
-        // `max_in_flight` blocking handlers run at once, whatever was answered meanwhile.
-        let Ok(thread) = threads.acquire_owned().await else {
-            return Err(Box::new("the server is shutting down") as Box<dyn Any + Send>);
-        };
-        let task = tokio::task::spawn_blocking(move || {
-            let _thread = thread;
-            // A fn without `async` is done in one poll; `block_on` is for one that is not.
-            let mut handler = handler;
-            match Pin::new(&mut handler).poll(&mut Context::from_waker(std::task::Waker::noop())) {
-                Poll::Ready(caught) => caught,
-                Poll::Pending => runtime.block_on(handler),
-            }
-        });
-        match task.await {
-            Ok(caught) => caught,
-            // Panics are caught inside; a join error is the runtime shutting down.
-            Err(e) => Err(Box::new(format!("blocking task ended: {e}")) as Box<dyn Any + Send>),
-        }
-    })
-}
-
 /// Refuses a call that cannot start (every slot taken and, on stdio, the queue full): retryable.
 pub(crate) fn busy(shared: &Shared, name: &str) -> CallToolResult {
     let shown = display_name(name);
@@ -420,57 +289,6 @@ fn absent_when_null(args: &mut Value, optional: &[String]) {
     }
 }
 
-/// The handler's value as a result, or why it breaks the tool's output schema.
-fn finish(tool: &Registered, output: Output) -> Result<CallToolResult, String> {
-    match output {
-        Output::Structured { value, extra } => {
-            let value = if tool.wrap_result {
-                let mut m = Map::with_capacity(1);
-                m.insert("result".into(), value);
-                Value::Object(m)
-            } else {
-                value
-            };
-            if let Some(validator) = &tool.output_validator {
-                if !value.is_object() {
-                    return Err("structuredContent must be an object".into());
-                }
-                if let Some(detail) = crate::schema::validate::output_detail(validator, &value) {
-                    return Err(detail);
-                }
-            }
-            let mut content = Vec::with_capacity(1 + extra.len());
-            content.push(Content::text(value.to_string()));
-            content.extend(extra);
-            Ok(CallToolResult { content, structured_content: Some(value), is_error: None, meta: None })
-        }
-        Output::Contents(result) => {
-            let Some(validator) = &tool.output_validator else { return Ok(result) };
-            if result.is_error == Some(true) {
-                return Ok(result);
-            }
-            match &result.structured_content {
-                None => Err("structuredContent is missing".into()),
-                Some(v) if !v.is_object() => Err("structuredContent must be an object".into()),
-                Some(v) => match crate::schema::validate::output_detail(validator, v) {
-                    Some(detail) => Err(detail),
-                    None => Ok(result),
-                },
-            }
-        }
-    }
-}
-
-/// `1 s`, `30 s`, `0.25 s`: whole seconds when whole, else up to three decimals.
-fn seconds(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms % 1000 == 0 {
-        return (ms / 1000).to_string();
-    }
-    let s = format!("{:.3}", d.as_secs_f64());
-    s.trim_end_matches('0').trim_end_matches('.').to_owned()
-}
-
 /// The closest listed tool within edit distance 2; ties go to `tools/list` order.
 fn did_you_mean(tools: &Tools, name: &str, listed: impl Fn(&Registered) -> bool) -> Option<&'static str> {
     if name.chars().count() > 130 {
@@ -486,28 +304,9 @@ fn did_you_mean(tools: &Tools, name: &str, listed: impl Fn(&Registered) -> bool)
     best.map(|(_, n)| n)
 }
 
-/// A panic in the author's code (handler or policy), as the failure of the call.
-fn panicked(site: Site<'_>, payload: &(dyn Any + Send), request_id: RequestId) -> CallToolResult {
-    let name = site.tool;
-    tracing::error!(target: "mcp_runtime::call", %request_id, tool = name, payload = panic_text(payload), "handler panicked");
-    let err = ToolError::internal(format!("Tool {name} failed unexpectedly."))
-        .reason("internal_error")
-        .hint("Retry the call once; if it fails again, report the request id to the server operator.");
-    fail(site, err, request_id, Origin::Fault, None)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn limits_render_in_seconds() {
-        assert_eq!(seconds(Duration::from_secs(1)), "1");
-        assert_eq!(seconds(Duration::from_secs(30)), "30");
-        assert_eq!(seconds(Duration::from_millis(250)), "0.25");
-        assert_eq!(seconds(Duration::from_millis(1500)), "1.5");
-        assert_eq!(seconds(Duration::from_millis(1)), "0.001");
-    }
 
     #[test]
     fn names_are_rendered_safely() {

@@ -109,6 +109,10 @@ pub(crate) async fn run(shared: &Shared, caller: &Caller<'_>, feature: Feature) 
 fn complete_or_asked(shared: &Shared, reply: ask::Reply<Value>) -> Result<Value, Value> {
     match reply {
         ask::Reply::Complete(body) => Ok(body),
+        ask::Reply::Task(task) => {
+            Err(serde_json::to_value(crate::rpc::era::Complete::task(&task, &shared.server_info))
+                .unwrap_or_else(|_| unreachable!("a task's members serialize")))
+        }
         ask::Reply::InputRequired(asked) => Err(serde_json::to_value(ask::render(&asked, &shared.server_info))
             .unwrap_or_else(|_| unreachable!("input requests serialize"))),
     }

@@ -24,6 +24,7 @@ use crate::rpc::channel::Channel;
 use crate::rpc::era::{self, Claim, Client, Complete, Era, LEGACY_VERSIONS, Legacy, LogLevel, MODERN_VERSIONS};
 use crate::rpc::jsonrpc::{self, Incoming, RpcError};
 use crate::server::{BoxFuture, Shared, page_index};
+use crate::state::bus::Event;
 
 /// One client's session, as the requests of one channel see it: the session's state, and
 /// where answers and notifications go. On stdio that is the connection's one outbox; over
@@ -143,10 +144,14 @@ enum Work {
     Call(CallRequest),
     /// A resource read, a prompt, a completion: the author's code runs.
     Feature(Feature),
-    /// A listen stream; `tools` when the client asked for `notifications/tools/list_changed`.
+    /// `tasks/get`, `tasks/update` or `tasks/cancel`: the state store answers.
+    Task(crate::tasks::TaskRequest),
+    /// A listen stream; `tools` when the client asked for `notifications/tools/list_changed`,
+    /// `task_ids` the tasks whose `notifications/tasks` it asked for.
     Listen {
         tools: bool,
         more: Listening,
+        task_ids: Vec<String>,
     },
 }
 
@@ -243,7 +248,7 @@ impl Session {
                         return Next::Done;
                     }
                 };
-                if runs_alone(&method) && (method != "subscriptions/listen" || client.era() == Era::Modern) {
+                if runs_alone(&method) && (!modern_only(&method) || client.era() == Era::Modern) {
                     return self.start(id, &method, params, client, admit, seen);
                 }
                 if let Seen::Parked(Parked { registered: true, .. }) = seen {
@@ -384,6 +389,10 @@ impl Session {
         capabilities.insert("tools".into(), json!({"listChanged": told}));
         capabilities.insert("logging".into(), json!({}));
         router::capabilities(&self.shared, told, &mut capabilities);
+        if era == Era::Modern && self.shared.has_task_tools() {
+            // Tasks are an extension of 2026-07-28 (a 2025 `initialize` never offers them).
+            capabilities.insert("extensions".into(), json!({crate::tasks::EXTENSION: {}}));
+        }
         Value::Object(capabilities)
     }
 
@@ -400,12 +409,8 @@ impl Session {
         if self.state.per_request || self.state.forwarding.swap(true, Ordering::AcqRel) {
             return;
         }
-        let shared = &self.shared;
         let watches = Watches {
-            tools: shared.tools_changed.subscribe(),
-            prompts: shared.prompts_changed.subscribe(),
-            resources: shared.notices.resources_changed.subscribe(),
-            updates: shared.notices.resource_updates.subscribe(),
+            events: self.shared.notices.bus.subscribe(),
             alive: self.state.alive.subscribe(),
             closing: self.closing.clone(),
         };
@@ -485,7 +490,11 @@ impl Session {
         let work = |params| -> Result<Work, RpcError> {
             match method {
                 "tools/call" => call_request(params).map(Work::Call),
-                "subscriptions/listen" => listen_request(&self.shared, self.channel.principal(), params),
+                "subscriptions/listen" => listen_request(&self.shared, &client, self.channel.principal(), params),
+                "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                    crate::tasks::request(method, &client, self.shared.has_task_tools(), value(params).as_ref())
+                        .map(Work::Task)
+                }
                 _ => router::request(&self.shared, method, value(params)).map(Work::Feature),
             }
         };
@@ -520,7 +529,7 @@ impl Session {
                             self.end(watch, Some(&client), Answer::Tool(&result));
                             self.send(self.result(id, &client, result));
                         }
-                        Ok(Work::Listen { .. } | Work::Feature(_)) => {
+                        Ok(Work::Listen { .. } | Work::Feature(_) | Work::Task(_)) => {
                             let busy = RpcError {
                                 code: -32603,
                                 message: format!(
@@ -683,8 +692,11 @@ impl Session {
         let Job { client, work, watch } = job;
         match work {
             Work::Call(req) => Either::Left(self.run_tool(id, client, req, cancel, watch)),
-            Work::Listen { tools, more } => Either::Right(Box::pin(self.listen(id, tools, more, cancel, watch))),
+            Work::Listen { tools, more, task_ids } => {
+                Either::Right(Box::pin(self.listen(id, tools, more, task_ids, cancel, watch)))
+            }
             Work::Feature(feature) => Either::Right(Box::pin(self.run_feature(id, client, feature, cancel, watch))),
+            Work::Task(request) => Either::Right(Box::pin(self.run_task(id, request, cancel, watch))),
         }
     }
 
@@ -712,6 +724,10 @@ impl Session {
                 self.end(watch, Some(&client), Answer::InputRequired);
                 self.send(jsonrpc::success(&id, &crate::context::ask::render(&asked, &self.shared.server_info)));
             }
+            Some(Ok(Reply::Task(task))) => {
+                self.end(watch, Some(&client), Answer::Result);
+                self.send(jsonrpc::success(&id, &Complete::task(&task, &self.shared.server_info)));
+            }
             Some(Err(e)) => {
                 self.end(watch, Some(&client), Answer::Error(&e));
                 self.send(jsonrpc::error(Some(&id), &e));
@@ -719,6 +735,48 @@ impl Session {
             None => {
                 self.end(watch, Some(&client), Answer::Cancelled);
                 tracing::debug!(request = id.get(), "call cancelled by the client; no response sent");
+                self.channel.unanswered();
+            }
+        }
+    }
+
+    /// `notifications/tasks` on a listen stream: the followed task's `DetailedTask`, when it
+    /// changed since the last one sent (`followed`: the task and that revision).
+    async fn task_notification(&self, followed: &mut (String, Option<u64>), tag: &Value) {
+        let Some(record) = self.shared.tasks.detailed(&followed.0, self.channel.principal()).await else { return };
+        if followed.1 == Some(record.rev) {
+            return;
+        }
+        followed.1 = Some(record.rev);
+        let mut params = record.detailed();
+        params.insert("_meta".into(), tag.clone());
+        self.channel.notify(jsonrpc::notification("notifications/tasks", &params));
+    }
+
+    /// `tasks/get`, `tasks/update` or `tasks/cancel`, answered from the state store (the
+    /// task may run on another replica), unless the client cancels it.
+    async fn run_task(
+        self: Arc<Self>,
+        id: Box<RawValue>,
+        request: crate::tasks::TaskRequest,
+        cancel: Arc<CancelState>,
+        watch: Watch,
+    ) {
+        let answer = self.shared.tasks.answer(request, self.channel.principal()).instrument(watch.span().clone());
+        let outcome = unless_cancelled(std::pin::pin!(answer), &cancel, self.shared.options.cancel_grace).await;
+        self.in_flight_map().remove(id.get());
+        match outcome.filter(|_| !cancel.is_cancelled()) {
+            Some(Ok(body)) => {
+                self.end(watch, None, Answer::Result);
+                self.send(jsonrpc::success(&id, &Complete::new(&body, &self.shared.server_info, None)));
+            }
+            Some(Err(e)) => {
+                self.end(watch, None, Answer::Error(&e));
+                self.send(jsonrpc::error(Some(&id), &e));
+            }
+            None => {
+                self.end(watch, None, Answer::Cancelled);
+                tracing::debug!(request = id.get(), "request cancelled by the client; no response sent");
                 self.channel.unanswered();
             }
         }
@@ -765,78 +823,89 @@ impl Session {
     }
 
     /// A listen stream: the acknowledgement, then the list changes and resource updates it
-    /// asked for, tagged with the stream's id, until the client cancels it (no answer) or
-    /// the transport ends (the graceful listen result).
+    /// asked for (raised on this replica or, through the bus, on another), tagged with the
+    /// stream's id, until the client cancels it (no answer) or the transport ends (the
+    /// graceful listen result).
     async fn listen(
         self: Arc<Self>,
         id: Box<RawValue>,
         tools: bool,
         more: Listening,
+        task_ids: Vec<String>,
         cancel: Arc<CancelState>,
         watch: Watch,
     ) {
+        use tokio::sync::broadcast::error::RecvError;
         let tag = json!({era::SUBSCRIPTION_KEY: &*id});
-        let shared = &self.shared;
-        let (mut tool_list, mut prompt_list, mut resource_list) = (
-            shared.tools_changed.subscribe(),
-            shared.prompts_changed.subscribe(),
-            shared.notices.resources_changed.subscribe(),
-        );
-        tool_list.mark_unchanged();
-        prompt_list.mark_unchanged();
-        resource_list.mark_unchanged();
-        let mut updates = shared.notices.resource_updates.subscribe();
+        let bus = &self.shared.notices.bus;
+        let mut events = bus.subscribe();
+        // What another replica does after the acknowledgement must reach this stream.
+        bus.ready().await;
+        // The tasks followed: those of this caller that exist, each with the revision last sent.
+        let mut followed: Vec<(String, Option<u64>)> = Vec::with_capacity(task_ids.len());
+        for task in &task_ids {
+            if self.shared.tasks.detailed(task, self.channel.principal()).await.is_some() {
+                followed.push((task.clone(), None));
+            }
+        }
         let mut honoured = serde_json::Map::new();
         if tools {
             honoured.insert("toolsListChanged".into(), Value::Bool(true));
         }
         more.honoured(&mut honoured);
+        if !task_ids.is_empty() {
+            honoured.insert("taskIds".into(), json!(followed.iter().map(|(t, _)| t).collect::<Vec<_>>()));
+        }
         self.channel.notify(jsonrpc::notification(
             "notifications/subscriptions/acknowledged",
             &json!({"_meta": tag, "notifications": honoured}),
         ));
+        // Each followed task's state now, then every change.
+        for task in &mut followed {
+            self.task_notification(task, &tag).await;
+        }
         let notify = |method: &str| self.channel.notify(jsonrpc::notification(method, &json!({"_meta": tag})));
+        let updated = |uri: &str| {
+            self.channel
+                .notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": uri, "_meta": tag})));
+        };
         let mut closing = self.closing.clone();
-        let watching_updates = !more.subscriptions.is_empty();
         let graceful = loop {
             tokio::select! {
                 biased;
                 () = cancel.cancelled() => break false,
                 () = closed(closing.as_mut()) => break true,
-                changed = tool_list.changed(), if tools => {
-                    if changed.is_err() {
-                        break true;
-                    }
-                    notify("notifications/tools/list_changed");
-                }
-                changed = prompt_list.changed(), if more.prompts => {
-                    if changed.is_err() {
-                        break true;
-                    }
-                    notify("notifications/prompts/list_changed");
-                }
-                changed = resource_list.changed(), if more.resources => {
-                    if changed.is_err() {
-                        break true;
-                    }
-                    notify("notifications/resources/list_changed");
-                }
-                update = updates.recv(), if watching_updates => match update {
-                    Ok(uri) if more.subscriptions.contains(&uri) => self.channel.notify(jsonrpc::notification(
-                        "notifications/resources/updated",
-                        &json!({"uri": &*uri, "_meta": tag}),
-                    )),
-                    Ok(_) => {}
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        // Updates were missed: every subscribed resource may have changed.
-                        for uri in &more.subscriptions {
-                            self.channel.notify(jsonrpc::notification(
-                                "notifications/resources/updated",
-                                &json!({"uri": &**uri, "_meta": tag}),
-                            ));
+                event = events.recv() => match event {
+                    Ok(Event::ToolsChanged) if tools => notify("notifications/tools/list_changed"),
+                    Ok(Event::PromptsChanged) if more.prompts => notify("notifications/prompts/list_changed"),
+                    Ok(Event::ResourcesChanged) if more.resources => notify("notifications/resources/list_changed"),
+                    Ok(Event::ResourceUpdated(uri)) if more.subscriptions.contains(&uri) => updated(&uri),
+                    Ok(Event::Task(task)) => {
+                        if let Some(at) = followed.iter().position(|(t, _)| **t == *task) {
+                            self.task_notification(&mut followed[at], &tag).await;
                         }
                     }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break true,
+                    Ok(Event::Missed) | Err(RecvError::Lagged(_)) => {
+                        // Events were missed: everything this stream asked for may have changed.
+                        tracing::debug!(request = id.get(), "a listen stream missed events; telling it of everything it asked for");
+                        if tools {
+                            notify("notifications/tools/list_changed");
+                        }
+                        if more.prompts {
+                            notify("notifications/prompts/list_changed");
+                        }
+                        if more.resources {
+                            notify("notifications/resources/list_changed");
+                        }
+                        for uri in &more.subscriptions {
+                            updated(uri);
+                        }
+                        for task in &mut followed {
+                            self.task_notification(task, &tag).await;
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(RecvError::Closed) => break true,
                 },
             }
         };
@@ -885,18 +954,24 @@ async fn closed(closing: Option<&mut tokio::sync::watch::Receiver<bool>>) {
 
 /// The most resources one 2025 session may subscribe to at once.
 const MAX_SUBSCRIPTIONS: usize = 1024;
+/// The most tasks one listen stream follows.
+const MAX_TASK_IDS: usize = 256;
 
 /// Methods that run in a task of their own.
 fn runs_alone(method: &str) -> bool {
-    method == "tools/call" || method == "subscriptions/listen" || router::runs_alone(method)
+    method == "tools/call" || modern_only(method) || router::runs_alone(method)
+}
+
+/// Methods served to 2026-07-28 requests only (a 2025 session gets `-32601` for the tasks
+/// methods and its own listen answer); they run in a task of their own.
+fn modern_only(method: &str) -> bool {
+    matches!(method, "subscriptions/listen" | "tasks/get" | "tasks/update" | "tasks/cancel")
 }
 
 /// What a 2025 session's forwarding task waits on.
 struct Watches {
-    tools: tokio::sync::watch::Receiver<u64>,
-    prompts: tokio::sync::watch::Receiver<u64>,
-    resources: tokio::sync::watch::Receiver<u64>,
-    updates: tokio::sync::broadcast::Receiver<Arc<str>>,
+    /// The server's bus: changes raised here or on another replica.
+    events: tokio::sync::broadcast::Receiver<Event>,
     /// Fails when the session's state is dropped.
     alive: tokio::sync::watch::Receiver<()>,
     closing: Option<tokio::sync::watch::Receiver<bool>>,
@@ -907,45 +982,47 @@ struct Watches {
 /// or the session is gone.
 async fn forward(state: std::sync::Weak<State>, channel: Arc<Channel>, mut w: Watches) {
     use tokio::sync::broadcast::error::RecvError;
+    let list_changed = |method: &str| channel.notify(jsonrpc::notification(method, &json!({})));
     loop {
-        let (method, params) = tokio::select! {
+        let event = tokio::select! {
             () = closed(w.closing.as_mut()) => return,
             _ = w.alive.changed() => return,
-            changed = w.tools.changed() => match changed {
-                Ok(()) => ("notifications/tools/list_changed", json!({})),
-                Err(_) => return,
-            },
-            changed = w.prompts.changed() => match changed {
-                Ok(()) => ("notifications/prompts/list_changed", json!({})),
-                Err(_) => return,
-            },
-            changed = w.resources.changed() => match changed {
-                Ok(()) => ("notifications/resources/list_changed", json!({})),
-                Err(_) => return,
-            },
-            update = w.updates.recv() => match update {
-                Ok(uri) => {
-                    let Some(state) = state.upgrade() else { return };
-                    let subscriptions = state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    if !subscriptions.contains(&*uri) {
-                        continue;
-                    }
-                    ("notifications/resources/updated", json!({"uri": &*uri}))
-                }
-                Err(RecvError::Lagged(missed)) => {
-                    // Updates were missed: every subscribed resource may have changed.
-                    let Some(state) = state.upgrade() else { return };
-                    tracing::warn!(missed, "resource updates came faster than this session took them; telling it of every subscribed resource");
-                    let subscriptions = state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    for uri in subscriptions.iter() {
-                        channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": uri})));
-                    }
-                    continue;
-                }
-                Err(RecvError::Closed) => return,
-            },
+            event = w.events.recv() => event,
         };
-        channel.notify(jsonrpc::notification(method, &params));
+        match event {
+            Ok(Event::ToolsChanged) => list_changed("notifications/tools/list_changed"),
+            Ok(Event::PromptsChanged) => list_changed("notifications/prompts/list_changed"),
+            Ok(Event::ResourcesChanged) => list_changed("notifications/resources/list_changed"),
+            Ok(Event::ResourceUpdated(uri)) => {
+                let Some(state) = state.upgrade() else { return };
+                let subscribed =
+                    state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&*uri);
+                if subscribed {
+                    channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": &*uri})));
+                }
+            }
+            Ok(Event::Missed) | Err(RecvError::Lagged(_)) => {
+                // Events were missed: every list and every subscribed resource may have changed.
+                let Some(state) = state.upgrade() else { return };
+                tracing::warn!(
+                    "changes came faster than this session took them, or from a replica that was out of reach; telling it of everything"
+                );
+                for method in [
+                    "notifications/tools/list_changed",
+                    "notifications/prompts/list_changed",
+                    "notifications/resources/list_changed",
+                ] {
+                    list_changed(method);
+                }
+                let subscriptions = state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                for uri in subscriptions.iter() {
+                    channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": uri})));
+                }
+            }
+            // Tasks are 2026-07-28 only: a 2025 session hears nothing of them.
+            Ok(Event::Task(_)) => {}
+            Err(RecvError::Closed) => return,
+        }
     }
 }
 
@@ -971,6 +1048,7 @@ fn page<'p>(pages: &'p [Box<RawValue>], params: Option<&Value>) -> Result<&'p Ra
 /// server does not send are left out of the acknowledgement.
 fn listen_request(
     shared: &crate::server::Shared,
+    client: &Client,
     principal: Option<&crate::auth::principal::Principal>,
     params: Option<&RawValue>,
 ) -> Result<Work, RpcError> {
@@ -988,7 +1066,32 @@ fn listen_request(
             return Err(RpcError::invalid_params("Invalid params: `notifications.toolsListChanged` must be a boolean"));
         }
     };
-    Ok(Work::Listen { tools, more: Listening::read(shared, principal, filter)? })
+    let task_ids = match filter.get("taskIds") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(ids)) if ids.iter().all(Value::is_string) => {
+            if !ids.is_empty() && !crate::tasks::declared(client) {
+                return Err(crate::tasks::missing_capability("`notifications.taskIds` of subscriptions/listen"));
+            }
+            let mut seen = Vec::with_capacity(ids.len().min(MAX_TASK_IDS));
+            for id in ids.iter().filter_map(Value::as_str) {
+                if !seen.iter().any(|s: &String| s == id) {
+                    seen.push(id.to_owned());
+                }
+            }
+            if seen.len() > MAX_TASK_IDS {
+                return Err(RpcError::invalid_params(format!(
+                    "Invalid params: a listen stream follows at most {MAX_TASK_IDS} tasks; open another for the rest"
+                )));
+            }
+            seen
+        }
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "Invalid params: `notifications.taskIds` must be an array of task ids",
+            ));
+        }
+    };
+    Ok(Work::Listen { tools, more: Listening::read(shared, principal, filter)?, task_ids })
 }
 
 /// An id as a message shows it: cut at 64 characters.

@@ -361,6 +361,11 @@ impl<'a, T: Serialize> Complete<'a, T> {
         Complete { result_type: "complete", result, meta: ResultMeta { server_info, subscription: None, rest } }
     }
 
+    /// A `CreateTaskResult`: `resultType: "task"` and the task's members.
+    pub(crate) fn task(result: &'a T, server_info: &'a RawValue) -> Self {
+        Complete { result_type: "task", result, meta: ResultMeta { server_info, subscription: None, rest: None } }
+    }
+
     /// The graceful end of a listen stream: an empty result naming its subscription.
     pub(crate) fn listen_end(result: &'a T, server_info: &'a RawValue, subscription: &'a RawValue) -> Self {
         Complete {

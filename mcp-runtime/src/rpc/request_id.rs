@@ -37,6 +37,14 @@ impl RequestId {
         (0..n).map(|_| char::from(BASE32[usize::from(pool.next() % 32)])).collect()
     }
 
+    /// An id [`RequestId::generate`] made, read back from its text (a task's record keeps
+    /// the id of the call that created it); `None` for any other text.
+    pub(crate) fn parse(text: &str) -> Option<RequestId> {
+        let bytes: [u8; 11] = text.as_bytes().try_into().ok()?;
+        let valid = bytes.iter().enumerate().all(|(i, b)| if i == 5 { *b == b'-' } else { ALPHABET.contains(b) });
+        valid.then_some(RequestId(bytes))
+    }
+
     /// The id as text.
     pub fn as_str(&self) -> &str {
         // Only ASCII bytes are ever written.
@@ -90,6 +98,10 @@ mod tests {
             assert_eq!(&s[5..6], "-");
             assert!(s.chars().enumerate().all(|(i, c)| i == 5 || c.is_ascii_uppercase() || c.is_ascii_digit()), "{s}");
             assert!(seen.insert(id), "duplicate {s}");
+            assert_eq!(RequestId::parse(s), Some(id));
+        }
+        for bad in ["", "ABCDE-FGHI", "ABCDEXFGHIJ", "abcde-fghij", "ABCDE-FGHIJK"] {
+            assert_eq!(RequestId::parse(bad), None, "{bad}");
         }
     }
 }

@@ -49,6 +49,9 @@ pub struct ServerBuilder {
     metrics: bool,
     app_data: AppData,
     store: Result<Option<Arc<dyn StateStore>>, crate::state::store::StoreError>,
+    /// The Redis the bus links replicas through, when the store is a `RedisStore`.
+    #[cfg(feature = "redis")]
+    link_to: Option<crate::state::redis::LinkTo>,
     namespace: Option<String>,
     /// The sealing keys given, each with the name of the setting it came from.
     keys: Vec<(String, Vec<u8>)>,
@@ -70,6 +73,8 @@ impl Server {
             metrics: false,
             app_data: AppData::new(),
             store: Ok(None),
+            #[cfg(feature = "redis")]
+            link_to: None,
             namespace: None,
             keys: Vec::new(),
             resources: Vec::new(),
@@ -203,17 +208,35 @@ impl ServerBuilder {
         self
     }
 
-    /// The state store handlers reach with `ctx.state()`, and consent records live in
-    /// (default: a [`MemoryStore`](crate::MemoryStore) of this process). Replicas that share
-    /// one store (Redis: `RedisStore`, feature `redis`) behave as one.
-    pub fn state_store(mut self, store: impl StateStore) -> Self {
+    /// The state store handlers reach with `ctx.state()`, and consent records and tasks live
+    /// in (default: a [`MemoryStore`](crate::MemoryStore) of this process). Replicas that
+    /// share one store (Redis: `RedisStore`, feature `redis`) behave as one: with a
+    /// `RedisStore`, the events listeners hear (list changes, resource updates, task changes)
+    /// travel between them over Redis pub/sub too.
+    pub fn state_store<S: StateStore>(mut self, store: S) -> Self {
+        #[cfg(feature = "redis")]
+        {
+            let any: &dyn std::any::Any = &store;
+            self.link_to =
+                any.downcast_ref::<crate::state::redis::RedisStore>().map(crate::state::redis::RedisStore::link_to);
+        }
         self.store = Ok(Some(Arc::new(store)));
         self
     }
 
     /// The state store a URL names: `memory:`, or `redis://[user:password@]host[:port][/db]`
-    /// (feature `redis`). A URL that names no store fails [`ServerBuilder::build`].
+    /// (feature `redis`; events then travel between replicas too, as with
+    /// [`ServerBuilder::state_store`]). A URL that names no store fails
+    /// [`ServerBuilder::build`].
     pub fn state_store_url(mut self, url: &str) -> Self {
+        #[cfg(feature = "redis")]
+        if is_redis(url) {
+            match crate::state::redis::RedisStore::open(url) {
+                Ok(store) => return self.state_store(store),
+                Err(e) => self.store = Err(e),
+            }
+            return self;
+        }
         self.store = store_from_url(url).map(Some);
         self
     }
@@ -244,6 +267,38 @@ impl ServerBuilder {
     /// without authorization an address; a record lives 15 minutes at most either way.
     pub fn max_consents_per_caller(mut self, records: usize) -> Self {
         self.options.consents_per_caller = records.max(1);
+        self
+    }
+
+    /// An `optional` task tool (`#[tool(task = "optional")]`) whose call has not finished
+    /// within `after` goes on as a task, for a client that declared the tasks extension:
+    /// quick calls stay inline, slow ones answer `CreateTaskResult` and go on in the
+    /// background (default: only when the handler asks, with `ctx.run_as_task()`).
+    pub fn task_after(mut self, after: Duration) -> Self {
+        self.options.tasks.after = Some(after);
+        self
+    }
+
+    /// How long a task lives from its creation, its `ttlMs` (default one hour). A task that
+    /// has not ended by then is `failed` (reason `task_expired`, retryable); every task is
+    /// purged a minute after its TTL, then `tasks/get` no longer finds it.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.options.tasks.ttl = ttl.max(Duration::from_millis(1));
+        self
+    }
+
+    /// The polling interval tasks ask clients to keep, `pollIntervalMs` (default one second).
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.options.tasks.poll = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long the replica running a task vouches for it before renewing (default 15 s;
+    /// renewed every third of it). If the replica stops, its tasks read `failed` with a
+    /// retryable `task_lost` error once this has passed. Replicas' clocks must agree well
+    /// within it.
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.options.tasks.lease = lease.max(Duration::from_millis(300));
         self
     }
 
@@ -411,6 +466,13 @@ impl ServerBuilder {
         );
         stores.consents_per_caller = self.options.consents_per_caller;
         let stores = Arc::new(stores);
+        #[cfg(feature = "redis")]
+        let bus = match self.link_to {
+            Some(link_to) => crate::state::bus::Bus::linked(Box::new(link_to.link(&stores.namespace))),
+            None => crate::state::bus::Bus::default(),
+        };
+        #[cfg(not(feature = "redis"))]
+        let bus = crate::state::bus::Bus::default();
         let mut resources = Resources::default();
         for spec in self.resources {
             resources
@@ -424,12 +486,18 @@ impl ServerBuilder {
             }
             prompts.all.push(Arc::new(spec));
         }
+        let notices = Arc::new(crate::context::ctx::Notices::new(bus));
+        let tasks = crate::tasks::Tasks::new(
+            Arc::clone(&stores.store),
+            &stores.namespace,
+            self.options.tasks.clone(),
+            Arc::clone(&notices),
+        );
         Ok(Server {
             shared: Arc::new(Shared {
                 tools: RwLock::new(Arc::new(Tools::new(tools, &self.options, &server_info))),
-                tools_changed: tokio::sync::watch::Sender::new(0),
                 resources,
-                notices: Arc::default(),
+                notices,
                 prompts: RwLock::new(Arc::new(prompts)),
                 prompts_changed: tokio::sync::watch::Sender::new(0),
                 name: self.name,
@@ -445,6 +513,7 @@ impl ServerBuilder {
                         .map(|t| Arc::new(crate::observe::metrics::Metrics::new(&t.meter))),
                 },
                 stores,
+                tasks,
                 blocking,
             }),
         })
@@ -457,7 +526,7 @@ pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
     if url == "memory:" || url == "memory" {
         return Ok(Arc::new(crate::state::store::MemoryStore::new()));
     }
-    if url.starts_with("redis://") || url.starts_with("redis+unix://") || url.starts_with("unix://") {
+    if is_redis(url) {
         #[cfg(feature = "redis")]
         return Ok(Arc::new(crate::state::redis::RedisStore::open(url)?));
         #[cfg(not(feature = "redis"))]
@@ -497,6 +566,11 @@ fn stateless_asks(tools: &[Arc<Registered>], options: &Options) -> Result<(), Er
     }
     tracing::warn!(target: "mcp_runtime::server", "{}: a 2025-era call is refused with `client_capability_missing`, only 2026-07-28 clients can answer; serve with sessions for 2025-era clients (`deny_stateless_asks(true)` makes this an error)", super::asking_tools(&asking));
     Ok(())
+}
+
+/// Whether a store URL names Redis.
+fn is_redis(url: &str) -> bool {
+    url.starts_with("redis://") || url.starts_with("redis+unix://") || url.starts_with("unix://")
 }
 
 pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Result<Registered, Error> {

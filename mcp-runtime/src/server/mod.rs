@@ -177,21 +177,24 @@ pub(crate) struct Shared {
     pub(crate) instructions: Option<String>,
     /// `{"name":…,"version":…}`, for modern results' `_meta`.
     pub(crate) server_info: Box<RawValue>,
-    /// The tools served now; replaced whole when a tool is added or removed.
+    /// The tools served now; replaced whole when a tool is added or removed (and listeners
+    /// told, on the bus).
     tools: RwLock<Arc<Tools>>,
-    /// Bumped when the tool list changes: listeners send `notifications/tools/list_changed`.
-    pub(crate) tools_changed: tokio::sync::watch::Sender<u64>,
     pub(crate) resources: Resources,
-    /// Resource changes announced by the server or a handler.
+    /// What listeners hear, on every replica: list changes and resource updates announced by
+    /// the server or a handler, task changes.
     pub(crate) notices: Arc<Notices>,
     /// The prompts served now; replaced whole when one is added or removed.
     prompts: RwLock<Arc<Prompts>>,
+    /// Bumped when the prompt list changes here: a server that had none offers prompts.
     pub(crate) prompts_changed: tokio::sync::watch::Sender<u64>,
     pub(crate) options: Options,
     /// The hooks around every call, and the metrics when the server exports them.
     pub(crate) observer: crate::observe::Observer,
     /// App data, the state store and the sealer of `requestState`.
     pub(crate) stores: Arc<Stores>,
+    /// The tasks of `#[tool(task = ..)]` tools, kept in the state store.
+    pub(crate) tasks: crate::tasks::Tasks,
     /// Blocking-pool threads handlers may hold at once (`max_in_flight`).
     pub(crate) blocking: Arc<tokio::sync::Semaphore>,
 }
@@ -257,6 +260,12 @@ impl Shared {
         Arc::clone(&self.tools.read().unwrap_or_else(std::sync::PoisonError::into_inner))
     }
 
+    /// Whether some tool served now may answer with a task: `server/discover` then offers
+    /// the tasks extension, and `tasks/*` are served.
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.tools().all.iter().any(|t| t.spec.task.is_some() && t.disabled.is_none())
+    }
+
     /// The prompts served now.
     pub(crate) fn prompts(&self) -> Arc<Prompts> {
         Arc::clone(&self.prompts.read().unwrap_or_else(std::sync::PoisonError::into_inner))
@@ -277,7 +286,7 @@ impl Shared {
         }
         *current = Arc::new(Tools::new(tools, &self.options, &self.server_info));
         drop(current);
-        self.tools_changed.send_modify(|n| *n += 1);
+        self.notices.bus.publish(crate::state::bus::Event::ToolsChanged);
         true
     }
 }
@@ -375,6 +384,7 @@ impl Server {
         *current = Arc::new(Prompts { all });
         drop(current);
         shared.prompts_changed.send_modify(|n| *n += 1);
+        shared.notices.bus.publish(crate::state::bus::Event::PromptsChanged);
         true
     }
 

@@ -31,6 +31,8 @@ pub(crate) struct Options {
     /// `tools/list` carries each tool's declared failure modes in its `_meta`
     /// ([`FAILURES_META_KEY`](crate::FAILURES_META_KEY)).
     pub(crate) list_failures: bool,
+    /// How `#[tool(task = ..)]` tools' tasks behave.
+    pub(crate) tasks: crate::tasks::Settings,
     pub(crate) http: HttpOptions,
 }
 
@@ -54,6 +56,7 @@ impl Default for Options {
             hide_unauthorized_tools: false,
             consents_per_caller: crate::state::store::DEFAULT_CONSENTS_PER_CALLER,
             list_failures: true,
+            tasks: crate::tasks::Settings::default(),
             http: HttpOptions::default(),
         }
     }

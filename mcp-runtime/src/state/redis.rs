@@ -1,11 +1,22 @@
 //! The state store on Redis (feature `redis`): what several replicas of a server share.
-//! `take` is one `GETDEL` (Redis ≥ 6.2), atomic on the server; a failed command is never
-//! retried, since a `GETDEL` whose reply was lost may already have consumed its key.
+//! `take` is one `GETDEL` (Redis ≥ 6.2), atomic on the server; `compare_and_set` is one Lua
+//! script (`EVAL`), which Redis runs without interleaving any other command. A failed
+//! command is never retried, since a `GETDEL` whose reply was lost may already have consumed
+//! its key.
+//!
+//! The same Redis carries the bus's events between replicas ([`Link`]): one pub/sub channel
+//! per namespace, a publisher task and a subscriber task per server, both started on first
+//! use and ended with the server.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use futures_util::StreamExt as _;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use tokio::sync::{broadcast, mpsc, watch};
 
+use crate::state::bus::{Event, Link as BusLink};
 use crate::state::store::{BoxFuture, StateStore, StoreError};
 
 /// How long one command may take, connecting included, before it fails as unavailable.
@@ -42,15 +53,16 @@ impl RedisStore {
         let manager = self
             .manager
             .get_or_try_init(|| async {
-                let config = ConnectionManagerConfig::new()
-                    .set_connection_timeout(Some(Duration::from_secs(1)))
-                    .set_response_timeout(Some(Duration::from_secs(2)))
-                    .set_number_of_retries(1)
-                    .set_max_delay(Duration::from_millis(500));
-                ConnectionManager::new_lazy_with_config(self.client.clone(), config).map_err(|e| self.failed(&e))
+                ConnectionManager::new_lazy_with_config(self.client.clone(), manager_config())
+                    .map_err(|e| self.failed(&e))
             })
             .await?;
         Ok(manager.clone())
+    }
+
+    /// Where this store's server links its bus (see [`Link`]).
+    pub(crate) fn link_to(&self) -> LinkTo {
+        LinkTo { client: self.client.clone(), address: self.address.clone() }
     }
 
     fn failed(&self, error: &redis::RedisError) -> StoreError {
@@ -67,6 +79,15 @@ impl RedisStore {
             StoreError::new("redis", format!("{}: no answer within {} s", self.address, COMMAND_TIMEOUT.as_secs()))
         })?
     }
+}
+
+/// How every connection of this module reconnects and times out.
+fn manager_config() -> ConnectionManagerConfig {
+    ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(Duration::from_secs(1)))
+        .set_response_timeout(Some(Duration::from_secs(2)))
+        .set_number_of_retries(1)
+        .set_max_delay(Duration::from_millis(500))
 }
 
 /// A Redis error's kind and description, without the command's arguments or a URL.
@@ -145,6 +166,235 @@ impl StateStore for RedisStore {
 
     fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
         Box::pin(self.run(redis::cmd("GETDEL").arg(key).clone()))
+    }
+
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a str>,
+        value: String,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        let command = redis::cmd("EVAL")
+            .arg(COMPARE_AND_SET)
+            .arg(1)
+            .arg(key)
+            .arg(if expected.is_some() { "1" } else { "0" })
+            .arg(expected.unwrap_or(""))
+            .arg(value)
+            .arg(ms)
+            .clone();
+        Box::pin(async move { Ok(self.run::<i64>(command).await? == 1) })
+    }
+}
+
+/// `compare_and_set` as one script: `ARGV[1]` says whether a value is expected (`ARGV[2]`);
+/// the key is set to `ARGV[3]` for `ARGV[4]` ms only when what it holds is that value (or
+/// nothing, when none is expected). A missing key reads as `false` in Lua.
+const COMPARE_AND_SET: &str = r"
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current ~= ARGV[2] then return 0 end
+elseif current then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+return 1
+";
+
+/// The Redis a server's bus links through, before the server (and so the channel) is known.
+pub(crate) struct LinkTo {
+    client: redis::Client,
+    address: String,
+}
+
+impl LinkTo {
+    /// The link of the servers of `namespace`: they share the channel `mcp-events:<namespace>`.
+    pub(crate) fn link(self, namespace: &str) -> Link {
+        Link {
+            client: self.client,
+            address: Arc::from(self.address),
+            channel: Arc::from(format!("mcp-events:{namespace}")),
+            origin: Arc::from(crate::state::bus::origin()),
+            publisher: std::sync::OnceLock::new(),
+            receiving: AtomicBool::new(false),
+            ready: watch::Sender::new(false),
+        }
+    }
+}
+
+/// Events published here that wait for the publisher task, at most.
+const PUBLISH_QUEUE: usize = 1024;
+/// How long a listen stream waits for the link before it acknowledges anyway.
+const READY_WAIT: Duration = Duration::from_secs(2);
+
+/// The bus's link to the other replicas: `PUBLISH` on the namespace's channel, and a
+/// subscription to it whose messages (other than this process's own) go to the local
+/// listeners. After the subscription was lost and came back, they get `Event::Missed`.
+pub(crate) struct Link {
+    client: redis::Client,
+    address: Arc<str>,
+    channel: Arc<str>,
+    /// Tags this process's messages, whose echoes are dropped.
+    origin: Arc<str>,
+    publisher: std::sync::OnceLock<mpsc::Sender<String>>,
+    receiving: AtomicBool,
+    /// `true` while the subscription is up.
+    ready: watch::Sender<bool>,
+}
+
+impl BusLink for Link {
+    /// Sends `event` to the other replicas, in order, from a task of its own (started on the
+    /// first event; ended with the link). Dropped, with a warning, when no runtime runs or
+    /// the queue is full.
+    fn publish(&self, event: &Event) {
+        let sender = if let Some(sender) = self.publisher.get() {
+            sender
+        } else {
+            let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                tracing::warn!(target: "mcp_runtime::bus", ?event, "no async runtime runs here: the event stays in this process");
+                return;
+            };
+            self.publisher.get_or_init(|| {
+                let (sender, queue) = mpsc::channel(PUBLISH_QUEUE);
+                runtime.spawn(publish(
+                    self.client.clone(),
+                    Arc::clone(&self.address),
+                    Arc::clone(&self.channel),
+                    queue,
+                ));
+                sender
+            })
+        };
+        if sender.try_send(event.encode(&self.origin)).is_err() {
+            tracing::warn!(target: "mcp_runtime::bus", ?event, "events come faster than Redis takes them: this one reaches only this process");
+        }
+    }
+
+    /// Starts (once) the task that receives the other replicas' events into `local`.
+    fn receive_into(&self, local: &broadcast::Sender<Event>) {
+        if self.receiving.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.receiving.store(false, Ordering::Release);
+            return;
+        };
+        runtime.spawn(receive(
+            self.client.clone(),
+            Arc::clone(&self.address),
+            Arc::clone(&self.channel),
+            Arc::clone(&self.origin),
+            local.downgrade(),
+            self.ready.clone(),
+        ));
+    }
+
+    /// Resolves when the subscription is up, or after [`READY_WAIT`].
+    fn ready(&self) -> BoxFuture<'_, ()> {
+        let mut ready = self.ready.subscribe();
+        Box::pin(async move {
+            let _ = tokio::time::timeout(READY_WAIT, ready.wait_for(|up| *up)).await;
+        })
+    }
+}
+
+/// The publisher task: one `PUBLISH` per event, in order, until the link is dropped.
+async fn publish(client: redis::Client, address: Arc<str>, channel: Arc<str>, mut queue: mpsc::Receiver<String>) {
+    let mut connection = None;
+    while let Some(payload) = queue.recv().await {
+        if connection.is_none() {
+            connection = ConnectionManager::new_lazy_with_config(client.clone(), manager_config())
+                .map_err(|e| tracing::warn!(target: "mcp_runtime::bus", %address, error = %e.kind_text(), "cannot reach Redis to publish an event"))
+                .ok();
+        }
+        let Some(manager) = connection.as_mut() else { continue };
+        let command = redis::cmd("PUBLISH").arg(&*channel).arg(payload).clone();
+        match tokio::time::timeout(COMMAND_TIMEOUT, command.query_async::<i64>(manager)).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                tracing::warn!(target: "mcp_runtime::bus", %address, error = %e.kind_text(), "an event did not reach the other replicas");
+            }
+            Err(_) => {
+                tracing::warn!(target: "mcp_runtime::bus", %address, "an event did not reach the other replicas: Redis did not answer");
+            }
+        }
+    }
+}
+
+/// The subscriber task: subscribes, hands other replicas' events to the local listeners,
+/// and subscribes again (backing off up to 5 s) when the connection is lost, until the bus
+/// is dropped.
+async fn receive(
+    client: redis::Client,
+    address: Arc<str>,
+    channel: Arc<str>,
+    origin: Arc<str>,
+    local: broadcast::WeakSender<Event>,
+    ready: watch::Sender<bool>,
+) {
+    let mut backoff = Duration::from_millis(250);
+    let mut was_up = false;
+    let mut warned = false;
+    loop {
+        if local.upgrade().is_none() {
+            return;
+        }
+        let subscribed = async {
+            let mut pubsub = client.get_async_pubsub().await?;
+            pubsub.subscribe(&*channel).await?;
+            Ok::<_, redis::RedisError>(pubsub)
+        };
+        match tokio::time::timeout(COMMAND_TIMEOUT, subscribed).await {
+            Ok(Ok(pubsub)) => {
+                backoff = Duration::from_millis(250);
+                warned = false;
+                ready.send_replace(true);
+                if was_up && let Some(local) = local.upgrade() {
+                    // Whatever was published while the link was down is lost.
+                    let _ = local.send(Event::Missed);
+                }
+                was_up = true;
+                tracing::debug!(target: "mcp_runtime::bus", %address, %channel, "receiving the other replicas' events");
+                let mut messages = pubsub.into_on_message();
+                loop {
+                    match tokio::time::timeout(Duration::from_secs(30), messages.next()).await {
+                        // Quiet: is anyone still listening?
+                        Err(_) if local.upgrade().is_none() => return,
+                        Err(_) => {}
+                        Ok(None) => break,
+                        Ok(Some(message)) => {
+                            let Some(local) = local.upgrade() else { return };
+                            let Ok(text) = message.get_payload::<String>() else { continue };
+                            match Event::decode(&text) {
+                                Some((from, event)) if *from != *origin => {
+                                    let _ = local.send(event);
+                                }
+                                Some(_) => {}
+                                None => {
+                                    tracing::debug!(target: "mcp_runtime::bus", %channel, "a message that is no event; ignored");
+                                }
+                            }
+                        }
+                    }
+                }
+                ready.send_replace(false);
+                tracing::warn!(target: "mcp_runtime::bus", %address, "lost the connection that receives the other replicas' events; reconnecting");
+            }
+            failed => {
+                let why = match failed {
+                    Ok(Err(e)) => e.kind_text(),
+                    _ => format!("no answer within {} s", COMMAND_TIMEOUT.as_secs()),
+                };
+                if !warned {
+                    tracing::warn!(target: "mcp_runtime::bus", %address, error = %why, "cannot receive the other replicas' events; retrying");
+                    warned = true;
+                }
+            }
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(5));
     }
 }
 

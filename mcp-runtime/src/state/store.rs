@@ -1,6 +1,6 @@
 //! What handlers keep between calls: a store of JSON values by key, each with a time to live,
-//! with an atomic `take`; in memory by default, in Redis (feature `redis`) when several
-//! replicas must share it. Handlers reach it through [`Ctx::state`](crate::Ctx::state), scoped
+//! with an atomic `take` and an atomic `compare_and_set`; in memory by default, in Redis
+//! (feature `redis`) when several replicas must share it. Handlers reach it through [`Ctx::state`](crate::Ctx::state), scoped
 //! to the server's namespace and the caller's tenant.
 
 use std::collections::HashMap;
@@ -20,7 +20,13 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 /// (namespace and tenant); values are JSON text.
 ///
 /// `take` must be atomic: among any number of concurrent callers for one live key, exactly one
-/// gets the value (Redis: one `GETDEL`). An expired key is absent for every method.
+/// gets the value (Redis: one `GETDEL`). So must `compare_and_set`: among concurrent writers
+/// that expect the same value, exactly one succeeds (Redis: one script). An expired key is
+/// absent for every method.
+///
+/// `compare_and_set` is what records that several replicas change (the tasks of
+/// `#[tool(task = ..)]` tools) are written with: read, change, write back only if nobody
+/// wrote in between, else read again.
 pub trait StateStore: Send + Sync + 'static {
     /// The value of `key`, if it is live.
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>>;
@@ -32,6 +38,16 @@ pub trait StateStore: Send + Sync + 'static {
     fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>>;
     /// Removes `key` and gives its value, atomically: of concurrent takers, one wins.
     fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>>;
+    /// Sets `key` to `value` for `ttl` if its live value is `expected` (`None`: if it is
+    /// absent or expired), atomically: whether it was set. Of concurrent writers expecting the
+    /// same value, exactly one sees `true`.
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a str>,
+        value: String,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
 }
 
 /// A state store that did not answer: unreachable, timed out, or refused the command. The
@@ -116,6 +132,25 @@ impl StateStore for MemoryStore {
         // One lock around the removal: of concurrent takers, exactly one finds the entry.
         let value = self.entries().remove(key).filter(Entry::live).map(|e| e.value);
         Box::pin(std::future::ready(Ok(value)))
+    }
+
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a str>,
+        value: String,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        // One lock around the comparison and the write.
+        let now = tokio::time::Instant::now();
+        let mut entries = self.entries();
+        let current = entries.get(key).filter(|e| e.live()).map(|e| e.value.as_str());
+        let set = current == expected;
+        if set {
+            let expires = now.checked_add(ttl).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400));
+            entries.insert(key.to_owned(), Entry { value, expires });
+        }
+        Box::pin(std::future::ready(Ok(set)))
     }
 }
 
@@ -290,6 +325,30 @@ mod tests {
         assert_eq!(store.take("k").await.unwrap(), None, "a second take finds nothing");
     }
 
+    #[tokio::test]
+    async fn of_concurrent_writers_expecting_one_value_exactly_one_sets_it() {
+        let store = Arc::new(MemoryStore::new());
+        let ttl = Duration::from_secs(60);
+        assert!(store.compare_and_set("k", None, "v0".into(), ttl).await.unwrap(), "absent: set");
+        assert!(!store.compare_and_set("k", None, "again".into(), ttl).await.unwrap(), "present: not set");
+        let writers: Vec<_> = (0..1000)
+            .map(|i| {
+                let store = Arc::clone(&store);
+                tokio::spawn(async move {
+                    store.compare_and_set("k", Some("v0"), format!("v{}", i + 1), ttl).await.unwrap()
+                })
+            })
+            .collect();
+        let mut won = 0;
+        for writer in writers {
+            won += usize::from(writer.await.unwrap());
+        }
+        assert_eq!(won, 1);
+        let now = store.get("k").await.unwrap().unwrap();
+        assert_ne!(now, "v0");
+        assert!(!store.compare_and_set("k", Some("v0"), "late".into(), ttl).await.unwrap(), "stale: not set");
+    }
+
     #[tokio::test(start_paused = true)]
     async fn expired_keys_are_absent_for_every_method() {
         let store = MemoryStore::new();
@@ -301,6 +360,13 @@ mod tests {
         assert!(!store.delete("a").await.unwrap());
         assert_eq!(store.list("").await.unwrap(), vec!["b".to_owned()]);
         assert_eq!(store.get("b").await.unwrap().as_deref(), Some("2"));
+        // An expired key is absent for compare-and-set too: it does not match its old value,
+        // and `None` finds it gone.
+        store.set("c", "3".into(), Duration::from_secs(10)).await.unwrap();
+        tokio::time::advance(Duration::from_secs(10)).await;
+        assert!(!store.compare_and_set("c", Some("3"), "4".into(), Duration::from_secs(10)).await.unwrap());
+        assert!(store.compare_and_set("c", None, "4".into(), Duration::from_secs(10)).await.unwrap());
+        assert_eq!(store.get("c").await.unwrap().as_deref(), Some("4"));
     }
 
     #[tokio::test]

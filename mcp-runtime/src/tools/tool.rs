@@ -79,6 +79,8 @@ pub struct ToolInfo {
     pub meta: fn() -> Vec<(&'static str, Value)>,
     /// `#[tool(timeout_ms = ..)]`.
     pub timeout_ms: Option<u64>,
+    /// `#[tool(task = ..)]`: whether a call may (must) go on as a task.
+    pub task: Option<TaskSupport>,
     /// `#[tool(scopes(..))]`: the scopes a caller's token must grant to call it.
     pub scopes: &'static [&'static str],
     /// How the input schema is made.
@@ -111,6 +113,7 @@ impl ToolInfo {
             icons: &[],
             meta: Vec::new,
             timeout_ms: None,
+            task: None,
             scopes: &[],
             input: InputSpec::Empty,
             allow_unknown_args: false,
@@ -130,6 +133,26 @@ pub type AppDataOf = fn() -> (std::any::TypeId, &'static str);
 /// The [`AppDataOf`] of `T`; `T` must be a value `ServerBuilder::app_data` takes.
 pub fn app_data_of<T: Send + Sync + 'static>() -> (std::any::TypeId, &'static str) {
     (std::any::TypeId::of::<T>(), std::any::type_name::<T>())
+}
+
+/// How a tool takes part in the tasks extension (`io.modelcontextprotocol/tasks`), as
+/// `#[tool(task = "optional")]` or `#[tool(task = "required")]` declares it. A tool without
+/// it is always answered inline.
+///
+/// Only a 2026-07-28 request whose `_meta` client capabilities declare the extension can be
+/// answered with a task; see [`Ctx::run_as_task`](crate::Ctx::run_as_task) and
+/// [`ServerBuilder::task_after`](crate::ServerBuilder::task_after).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// The call goes on as a task when the handler asks for it (`ctx.run_as_task()`) or
+    /// outlives the server's `task_after`; otherwise it is answered inline. A client without
+    /// the extension always gets the answer inline.
+    Optional,
+    /// Every call of a client that declared the extension is a task (what the handler
+    /// decides before its first wait, an answer or an ask, is served as usual, an answer as
+    /// a task that is already complete). A 2026-07-28 client without the extension is
+    /// refused with `-32021`; a 2025 session with the `client_capability_missing` error.
+    Required,
 }
 
 /// [`ToolAnnotations`] as constant data.
@@ -231,6 +254,8 @@ pub struct ToolSpec {
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
     /// `#[tool(timeout_ms = ..)]`.
     pub timeout_ms: Option<u64>,
+    /// `#[tool(task = ..)]`: whether a call may (must) go on as a task.
+    pub task: Option<TaskSupport>,
     /// `#[tool(scopes(..))]`: the scopes a caller's token must grant to call it.
     pub scopes: &'static [&'static str],
     /// The declared failure modes.
@@ -291,6 +316,7 @@ impl ToolSpec {
             module: info.module,
             output_schema,
             timeout_ms: info.timeout_ms,
+            task: info.task,
             scopes: info.scopes,
             contract,
             call,

@@ -153,8 +153,11 @@ impl Server {
         let call = crate::protocol::dispatch::call(shared, &channel, &client, req, std::sync::Arc::default());
         let result = match call.instrument(watch.span().clone()).await {
             Ok(crate::context::ask::Reply::Complete(result)) => result,
-            // A 2025 call never returns `input_required`: its asks are fulfilled or refused.
-            Ok(crate::context::ask::Reply::InputRequired(_)) => unreachable!("in-process calls are 2025 calls"),
+            // A 2025 call never returns `input_required` (its asks are fulfilled or refused) nor
+            // a task (2026-07-28 only).
+            Ok(crate::context::ask::Reply::InputRequired(_) | crate::context::ask::Reply::Task(_)) => {
+                unreachable!("in-process calls are 2025 calls")
+            }
             // Strict resolution applies on the wire only; in-process calls never take it.
             // A handler's ask that breaks the protocol's rules (asking nothing): its author's bug.
             Err(e) => mcp_core::CallToolResult {

@@ -15,7 +15,10 @@
 //!   `FIXTURE_MAX_SESSIONS_PER_CLIENT=<n>`, `FIXTURE_HTTP_HEADER_TIMEOUT_MS=<ms>`,
 //!   `FIXTURE_HTTP_BODY_TIMEOUT_MS=<ms>`: the HTTP limits of those names;
 //! - `FIXTURE_STATE_STORE=<url>`: the state store (`memory:`, the default, or
-//!   `redis://host:port`), shared by every replica given the same URL;
+//!   `redis://host:port`), shared by every replica given the same URL; with Redis, tasks
+//!   live there too and events (list changes, task changes) reach every replica;
+//! - `FIXTURE_TASK_LEASE_MS=<ms>`, `FIXTURE_TASK_TTL_MS=<ms>`: how long a replica vouches
+//!   for a task it runs between renewals, and how long a task lives;
 //! - `FIXTURE_REQUEST_STATE_KEY=<key>`: the key that seals `requestState` (at least 32
 //!   bytes; the same on every replica). Without it, a random key of this process.
 //! - `FIXTURE_AUTH_JWKS_URL`, `FIXTURE_AUTH_ISSUER`, `FIXTURE_AUTH_AUDIENCE` (all three):
@@ -75,6 +78,12 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     }
     if let Some(ms) = number("FIXTURE_DEFAULT_TIMEOUT_MS") {
         builder = builder.default_timeout(std::time::Duration::from_millis(ms));
+    }
+    if let Some(ms) = number("FIXTURE_TASK_LEASE_MS") {
+        builder = builder.task_lease(std::time::Duration::from_millis(ms));
+    }
+    if let Some(ms) = number("FIXTURE_TASK_TTL_MS") {
+        builder = builder.task_ttl(std::time::Duration::from_millis(ms));
     }
     if let Some(ms) = number("FIXTURE_ASK_TIMEOUT_MS") {
         builder = builder.ask_timeout(std::time::Duration::from_millis(ms));

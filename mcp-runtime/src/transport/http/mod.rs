@@ -1107,6 +1107,8 @@ fn era_of(headers: &HeaderMap, method: &str, params: Option<&RawValue>) -> Resul
     let named = match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        // SEP-2663: so that a load balancer can route a task's requests by its id.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     };
     if let Some(key) = named {
@@ -1117,10 +1119,16 @@ fn era_of(headers: &HeaderMap, method: &str, params: Option<&RawValue>) -> Resul
             name: Option<&'a RawValue>,
             #[serde(default, borrow, deserialize_with = "jsonrpc::present")]
             uri: Option<&'a RawValue>,
+            #[serde(default, borrow, rename = "taskId", deserialize_with = "jsonrpc::present")]
+            task_id: Option<&'a RawValue>,
         }
         let value = params
             .and_then(|p| serde_json::from_str::<Named<'_>>(p.get()).ok())
-            .and_then(|n| if key == "name" { n.name } else { n.uri })
+            .and_then(|n| match key {
+                "name" => n.name,
+                "uri" => n.uri,
+                _ => n.task_id,
+            })
             .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok());
         match (crate::rpc::channel::mirror(headers, NAME_HEADER), value) {
             (Some(Ok(sent)), Some(value)) if sent == value => {}

@@ -19,6 +19,7 @@ use mcp_runtime::prelude::*;
     asks,
     app_data(Index, std::sync::Mutex<Vec<String>>),
     timeout_ms = 1500,
+    task = "optional",
     crate = mcp_runtime,
 )]
 fn search_docs(query: String) -> String {
@@ -55,6 +56,7 @@ fn main() {
     );
     assert!(spec.app_data[0]().1.ends_with("::Index"));
     assert_eq!(spec.timeout_ms, Some(1500));
+    assert_eq!(spec.task, Some(mcp_runtime::TaskSupport::Optional));
     assert!(spec.contract.is_empty());
     assert!(matches!(spec.input, InputSpec::Params(_)));
 
