@@ -10,14 +10,15 @@
 //! |---|---|
 //! | [`getting_started`] | dependencies and features, a first server, `ServeArgs`, the server's settings, the two protocol eras, MCP clients |
 //! | [`tools`] | `#[tool]`, parameters and the input schema, return types and the output schema |
-//! | [`errors`] | `#[errors]`, `#[contract]`, `ctx.fail`, `.data(..)`, the envelope, classification |
+//! | [`errors`] | `#[errors]`, `#[contract]`, `ctx.fail`, `.data(..)`, the envelope, the failures in `tools/list`, classification, the log record |
 //! | [`context`] | `Ctx`: progress, cancellation, logging to the client, app data |
 //! | [`resources_prompts`] | `#[resource]`, `#[prompt]`, completion |
 //! | [`asking`] | `ctx.ask`: elicitation, sampling, roots, in both eras |
 //! | [`state_and_consent`] | `ctx.state()`, `ctx.consent(Consent::new(..))` |
+//! | [`tasks`] | long-running tools: `#[tool(task = ..)]`, `ctx.run_as_task()`, polling, cancelling, replicas |
 //! | [`http`] | Streamable HTTP, the limits, replicas (feature `http`) |
 //! | [`auth`] | bearer tokens, `JwtValidator`, scopes (feature `jwt`) |
-//! | [`testing`] | testing your tools; this repository's suite |
+//! | [`testing`] | testing your tools, `TestClient`; this repository's suite |
 //! | [`observability`] | stderr logs keyed by request id, their targets, `.policy(..)` |
 //!
 //! Reports, with their method: [`performance`] (serving and compile time) and
@@ -43,6 +44,9 @@ pub mod asking {}
 
 #[doc = include_str!("../../docs/state-and-consent.md")]
 pub mod state_and_consent {}
+
+#[doc = include_str!("../../docs/tasks.md")]
+pub mod tasks {}
 
 #[cfg_attr(feature = "http", doc = include_str!("../../docs/http.md"))]
 #[cfg_attr(

@@ -40,6 +40,7 @@
 //! [errors and the envelope](guide::errors), [the context](guide::context),
 //! [resources, prompts and completion](guide::resources_prompts),
 //! [asking the user](guide::asking), [state and consent](guide::state_and_consent),
+//! [long-running tools](guide::tasks),
 //! [HTTP and deployment](guide::http), [authorization](guide::auth),
 //! [testing](guide::testing), [observability](guide::observability).
 //!
