@@ -164,7 +164,7 @@ impl<'a> HookRequest<'a> {
     }
 
     /// The address the HTTP request came from, when the server that runs the router
-    /// records it ([`Server::serve_http`](crate::Server::serve_http) does).
+    /// records it (`Server::serve_http` does).
     pub fn client_address(&self) -> Option<IpAddr> {
         self.channel.peer()
     }
