@@ -520,7 +520,7 @@ fn a_stateless_server_with_asking_tools_warns_at_build() {
     let line = stderr.lines().find(|l| l.contains("ask the client")).expect("the warning");
     assert!(line.contains(" WARN "), "{line}");
     assert!(
-        line.ends_with("tools `confirm_delete`, `summarize`, `list_roots`, `ask_all`, `keep_asking`, `count_rounds`, `delete_item` ask the client (elicitation, sampling, roots or consent), but the server serves HTTP without sessions (`stateless_http(true)`, `--stateless`), where a 2025-era client cannot be asked anything: a 2025-era call is refused with `client_capability_missing`, only 2026-07-28 clients can answer; serve with sessions for 2025-era clients (`deny_stateless_asks(true)` makes this an error)"),
+        line.ends_with("tools `confirm_delete`, `summarize`, `list_roots`, `ask_all`, `keep_asking`, `count_rounds`, `delete_item`, `slow_job` ask the client (elicitation, sampling, roots or consent), but the server serves HTTP without sessions (`stateless_http(true)`, `--stateless`), where a 2025-era client cannot be asked anything: a 2025-era call is refused with `client_capability_missing`, only 2026-07-28 clients can answer; serve with sessions for 2025-era clients (`deny_stateless_asks(true)` makes this an error)"),
         "{line}"
     );
     // Served with sessions, nothing is said (the warning would come before the line that

@@ -338,11 +338,11 @@ fn purge_cache_needs_its_scope() {
     assert_eq!(answer.status, 200);
     let result = &answer.body["result"];
     assert_eq!(result["isError"], json!(true));
-    // An output schema: the envelope travels as text only.
+    // An output schema: the envelope travels as text only, the scopes' data in its Details line.
     assert_eq!(result.get("structuredContent"), None);
     assert_eq!(
         envelope_text(result),
-        "Error: Insufficient scope: purge_cache requires `cache:purge`.\n\nRecovery: The access token lacks the scope `cache:purge`; obtain a token that grants it (re-authorize with the scope requested), then retry.\n\n(reason insufficient_scope · not retryable · request <id>)"
+        "Error: Insufficient scope: purge_cache requires `cache:purge`.\n\nRecovery: The access token lacks the scope `cache:purge`; obtain a token that grants it (re-authorize with the scope requested), then retry.\n\nDetails: {\"requiredScopes\":[\"cache:purge\"],\"missingScopes\":[\"cache:purge\"]}\n\n(reason insufficient_scope · not retryable · request <id>)"
     );
     let with = token(TestKey::Rsa1, &claims(AUDIENCE, "notes:read cache:purge"));
     let answer = call_with(served.port, Some(&with), "purge_cache");
