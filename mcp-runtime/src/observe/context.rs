@@ -58,14 +58,7 @@ impl<'a> Meta<'a> {
     /// The members, when `params._meta` is an object with a `traceparent` (strings with
     /// escapes are not trace context: W3C values are plain ASCII).
     fn of(params: Option<&'a RawValue>) -> Option<Meta<'a>> {
-        #[derive(Deserialize)]
-        struct Params<'a> {
-            #[serde(default, borrow, rename = "_meta", deserialize_with = "jsonrpc::present")]
-            meta: Option<&'a RawValue>,
-        }
-        let params = params.filter(|p| jsonrpc::is_object(p))?;
-        let meta = serde_json::from_str::<Params<'_>>(params.get()).ok()?.meta.filter(|m| jsonrpc::is_object(m))?;
-        let meta: Meta<'_> = serde_json::from_str(meta.get()).ok()?;
+        let meta: Meta<'_> = serde_json::from_str(jsonrpc::meta(params)?.get()).ok()?;
         meta.traceparent.is_some().then_some(meta)
     }
 }

@@ -230,14 +230,7 @@ struct Meta<'a> {
 
 /// A request's `_meta`, when its params are an object whose `_meta` is one.
 fn meta(params: Option<&RawValue>) -> Option<Meta<'_>> {
-    #[derive(Deserialize)]
-    struct Params<'a> {
-        #[serde(default, borrow, rename = "_meta", deserialize_with = "jsonrpc::present")]
-        meta: Option<&'a RawValue>,
-    }
-    let params = params.filter(|p| jsonrpc::is_object(p))?;
-    let meta = serde_json::from_str::<Params<'_>>(params.get()).ok()?.meta.filter(|m| jsonrpc::is_object(m))?;
-    serde_json::from_str(meta.get()).ok()
+    serde_json::from_str(jsonrpc::meta(params)?.get()).ok()
 }
 
 /// Reads the era claim of a request's params. `-32602` for a malformed claim (a version that

@@ -63,6 +63,18 @@ pub(crate) fn is_object(raw: &RawValue) -> bool {
     raw.get().starts_with('{')
 }
 
+/// A request's `_meta`, when its params are an object whose `_meta` is one: read by the era
+/// (its per-request claims) and by the observer (trace context).
+pub(crate) fn meta(params: Option<&RawValue>) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(default, borrow, rename = "_meta", deserialize_with = "present")]
+        meta: Option<&'a RawValue>,
+    }
+    let params = params.filter(|p| is_object(p))?;
+    serde_json::from_str::<Params<'_>>(params.get()).ok()?.meta.filter(|m| is_object(m))
+}
+
 /// The longest id (and progress token) accepted, in bytes of JSON text: the server keeps each
 /// one while its call runs.
 pub(crate) const MAX_ID_BYTES: usize = 4096;
