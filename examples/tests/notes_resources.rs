@@ -12,22 +12,8 @@ use serde_json::{Value, json};
 
 const NOTES_SERVER: &str = env!("CARGO_BIN_EXE_notes-server");
 
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let path = std::env::temp_dir().join(format!("mcp-notes-resources-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create the notes directory");
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::TempDir;
 
 /// Writes a note; the resource updates that arrived before the answer (a tool announces
 /// its change while it runs, so on stdio they come first).
@@ -51,7 +37,7 @@ fn write(c: &mut Client, name: &str, text: &str) -> Vec<Value> {
 
 #[test]
 fn a_subscribed_stdio_session_hears_of_writes_to_its_note_only() {
-    let dir = TempDir::new("stdio");
+    let dir = TempDir::new("resources-stdio");
     let mut c = Client::spawn_with(NOTES_SERVER, &[("NOTES_DIR", dir.0.to_str().unwrap())], Pipes::default());
     let init = c.initialize();
     assert_eq!(init["result"]["capabilities"]["resources"]["subscribe"], true, "{init}");
@@ -81,7 +67,7 @@ fn a_subscribed_stdio_session_hears_of_writes_to_its_note_only() {
 
 #[test]
 fn a_subscribed_http_session_hears_of_writes_on_its_standalone_stream() {
-    let dir = TempDir::new("http");
+    let dir = TempDir::new("resources-http");
     let mut c = Client::spawn_http(NOTES_SERVER, &[("NOTES_DIR", dir.0.to_str().unwrap())], &[]);
     c.initialize();
     let port = c.http_port().expect("http");

@@ -8,23 +8,8 @@ use mcp_examples::notes::{NotesDir, server};
 use mcp_runtime::testing::{Era, TestClient};
 use serde_json::{Value, json};
 
-/// A fresh notes directory, removed on drop.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let path = std::env::temp_dir().join(format!("mcp-notes-test-client-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create the notes directory");
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::TempDir;
 
 fn methods(notifications: &[Value]) -> Vec<&str> {
     notifications.iter().filter_map(|n| n["method"].as_str()).collect()
@@ -33,7 +18,7 @@ fn methods(notifications: &[Value]) -> Vec<&str> {
 #[tokio::test]
 async fn the_notes_server_in_both_eras_through_the_test_client() {
     for era in [Era::Legacy, Era::Modern] {
-        let dir = TempDir::new(if era == Era::Legacy { "legacy" } else { "modern" });
+        let dir = TempDir::new(if era == Era::Legacy { "test-client-legacy" } else { "test-client-modern" });
         let server = server(NotesDir::open(&dir.0).expect("open")).expect("builds");
         let mut client = TestClient::new(&server, era);
 
@@ -84,7 +69,7 @@ async fn the_notes_server_in_both_eras_through_the_test_client() {
 
 #[tokio::test]
 async fn a_legacy_session_sees_the_log_messages_of_a_call() {
-    let dir = TempDir::new("log");
+    let dir = TempDir::new("test-client-log");
     let server = server(NotesDir::open(&dir.0).expect("open")).expect("builds");
     let mut client = TestClient::new(&server, Era::Legacy);
     client.call("write_note", json!({"name": "a", "text": "b"})).await;

@@ -151,6 +151,20 @@ pub fn post_modern(port: u16, message: &serde_json::Value, extra: &[(&str, &str)
     request(port, "POST", "/mcp", &headers, line.as_bytes()).unwrap_or_else(|e| panic!("POST to port {port}: {e}"))
 }
 
+/// Posts one 2025-11-25 message to `/mcp` on `port` without a session (a stateless server),
+/// with `extra` headers (an `X-Test-Subject`, a `traceparent`), and reads the status and
+/// headers.
+pub fn post_legacy(port: u16, message: &serde_json::Value, extra: &[(&str, &str)]) -> Response {
+    let mut headers: Vec<(&str, &str)> = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    headers.extend_from_slice(extra);
+    request(port, "POST", "/mcp", &headers, message.to_string().as_bytes())
+        .unwrap_or_else(|e| panic!("POST to port {port}: {e}"))
+}
+
 impl Response {
     /// The next JSON-RPC message of the response: its JSON body (once), or its next SSE
     /// event; `None` at the end.

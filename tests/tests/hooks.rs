@@ -80,22 +80,7 @@ fn a_burst_past_the_limit_is_refused_as_rate_limited_until_the_bucket_refills() 
 /// A stateless HTTP call of `echo` by `subject` (through the fixture's test header).
 fn echo_as(port: u16, subject: &str, id: i64) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
-    let response = mcp_tests::http::request(
-        port,
-        "POST",
-        "/mcp",
-        &[
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-            ("MCP-Protocol-Version", "2025-11-25"),
-            ("X-Test-Subject", subject),
-        ],
-        body.to_string().as_bytes(),
-    )
-    .expect("POST");
-    let text = response.text();
-    let line = text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or(&text).to_owned();
-    serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {text}"))["result"].clone()
+    mcp_tests::http::post_legacy(port, &body, &[("X-Test-Subject", subject)]).answer()["result"].clone()
 }
 
 #[test]

@@ -238,19 +238,7 @@ fn over_http_the_traceparent_header_is_linked_and_the_meta_one_is_the_parent() {
     let call = |id: i64, meta: Value| {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": meta}});
         let traceparent = format!("00-{header_trace}-{header_parent}-01");
-        let response = mcp_tests::http::request(
-            port,
-            "POST",
-            "/mcp",
-            &[
-                ("Content-Type", "application/json"),
-                ("Accept", "application/json, text/event-stream"),
-                ("MCP-Protocol-Version", "2025-11-25"),
-                ("traceparent", &traceparent),
-            ],
-            body.to_string().as_bytes(),
-        )
-        .expect("POST");
+        let response = mcp_tests::http::post_legacy(port, &body, &[("traceparent", &traceparent)]);
         assert_eq!(response.status, 200);
         assert!(response.text().contains("\"sum\":3"));
     };
