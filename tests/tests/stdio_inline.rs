@@ -1,7 +1,7 @@
 //! The stdio loop's fast path for a fn without `async`: once such a tool has run quickly
-//! often enough, its calls run on the reader itself (no task); the first call that holds the
-//! thread past the blocking limit sends the tool's later calls to the blocking pool, so a slow
-//! tool holds the reader at most once.
+//! often enough in a row, its calls run on the reader itself (no task); the first call that
+//! holds the thread past the blocking limit takes the tool's later calls off the reader, so a
+//! slow tool holds the reader once (the rule itself: `Pace` in `protocol/handler.rs`).
 
 use mcp_runtime::prelude::*;
 use serde_json::{Value, json};
@@ -90,7 +90,7 @@ fn a_quick_sync_tool_runs_on_the_reader_after_its_first_calls() {
 }
 
 #[test]
-fn a_sync_tool_that_turns_slow_holds_the_reader_once_then_goes_to_the_pool() {
+fn a_sync_tool_that_turns_slow_holds_the_reader_once_then_runs_off_it() {
     with_server(|mut peer| async move {
         initialize(&mut peer).await;
         for id in 1..=20 {
@@ -105,7 +105,7 @@ fn a_sync_tool_that_turns_slow_holds_the_reader_once_then_goes_to_the_pool() {
         peer.send(ping(101)).await;
         let order = [peer.next().await["id"].clone(), peer.next().await["id"].clone()];
         assert_eq!(order, [json!(100), json!(101)], "the first slow call held the reader");
-        // From then on the tool runs on the blocking pool: a ping behind it is answered first.
+        // From then on the tool runs off the reader: a ping behind it is answered first.
         let mut nap = nap;
         nap["id"] = json!(102);
         peer.send(nap).await;

@@ -602,7 +602,6 @@ pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Optio
         disabled,
         timeout,
         header_params,
-        seen_blocking: std::sync::atomic::AtomicBool::new(false),
-        quick_runs: std::sync::atomic::AtomicU32::new(0),
+        pace: Default::default(),
     })
 }

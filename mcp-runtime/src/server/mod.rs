@@ -132,30 +132,18 @@ pub(crate) struct Registered {
     /// Parameters mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked on
     /// 2026-07-28 HTTP calls.
     pub(crate) header_params: Box<[crate::schema::generate::HeaderParam]>,
-    /// A call of this fn without `async` held its thread past the limit: its calls run on the
-    /// blocking pool from now on.
-    pub(crate) seen_blocking: std::sync::atomic::AtomicBool,
-    /// Runs of this fn without `async` that each held their thread under the blocking limit
-    /// (saturating): past [`INLINE_AFTER`], stdio runs its calls on the reader itself.
-    pub(crate) quick_runs: std::sync::atomic::AtomicU32,
+    /// How quickly this fn without `async` has run: where its calls run (see `Pace`).
+    pub(crate) pace: crate::protocol::handler::Pace,
 }
-
-/// Quick runs of a fn without `async` after which stdio calls it on the reader, with no task
-/// and no thread hop.
-pub(crate) const INLINE_AFTER: u32 = 16;
 
 impl Registered {
     /// Whether a call of this tool may run on the stdio reader: a fn without `async`, with no
-    /// time limit (which only the blocking pool can enforce on such a fn), never seen to hold
-    /// its thread past the blocking limit, and seen quick often enough. The first call that
-    /// turns out slow holds the reader for its duration, once: it marks the tool blocking, and
-    /// its calls go to the blocking pool from then on.
+    /// time limit (which only the blocking pool can enforce on such a fn), and seen quick
+    /// often enough in a row (`Pace::on_reader`). A call that turns out slow holds the reader
+    /// for its duration, once: its tool's calls run in tasks again until it is seen quick
+    /// that often again, or on the blocking pool once it is seen to block.
     pub(crate) fn runs_inline(&self) -> bool {
-        use std::sync::atomic::Ordering::Relaxed;
-        self.spec.blocking
-            && self.timeout.is_none()
-            && !self.seen_blocking.load(Relaxed)
-            && self.quick_runs.load(Relaxed) >= INLINE_AFTER
+        self.spec.blocking && self.timeout.is_none() && self.pace.on_reader()
     }
 
     /// Where this tool's failures are rendered: with `structuredContent.error` unless the
