@@ -75,14 +75,15 @@ pub(crate) async fn slow_job(
             return Err(ToolError::internal("slow_job was cancelled before it finished."));
         }
     }
-    match outcome.unwrap_or_default() {
+    // A span of its own, made once the call went on as a task: a child of the task's span.
+    tracing::info_span!("slow_job.wrap_up", ms).in_scope(|| match outcome.unwrap_or_default() {
         JobOutcome::Ok => Ok(JobDone { done: ms, answer: None }),
         JobOutcome::Declared => Err(ctx.fail(SlowJobError::JobFailed)),
         JobOutcome::Panic => panic!("slow_job panicked on purpose"),
         JobOutcome::Ask => {
             Err(ctx.ask(Ask::new().elicit("go_on", Elicitation::form_for::<GoOn>("Go on with the job?"))))
         }
-    }
+    })
 }
 
 /// The monthly report's size.

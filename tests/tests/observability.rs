@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
 /// The conventions' buckets of `mcp.server.*.duration`.
 const BUCKETS: [f64; 14] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
+const INTERNAL: i32 = 1;
 const SERVER: i32 = 2;
 const STATUS_ERROR: i32 = 2;
 
@@ -203,6 +204,57 @@ fn an_unknown_method_is_error_type_minus_32601() {
             ("rpc.response.status_code", "-32601"),
         ])
     );
+}
+
+#[test]
+fn a_task_is_a_span_of_its_own_linked_to_the_call_that_made_it() {
+    let receiver = Receiver::start();
+    let mut c = spawn(&receiver, "http/json", false, &[]);
+    // A 2026-07-28 request that declares the tasks extension: `slow_job` goes on as a task.
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    let id = c.request(
+        "tools/call",
+        json!({"name": "slow_job", "arguments": {"ms": 50, "outcome": "declared"}, "_meta": meta.clone()}),
+    );
+    let created = c.recv();
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task = created["result"]["taskId"].as_str().expect("a task id").to_owned();
+    let started = std::time::Instant::now();
+    let done = loop {
+        let answer = c.roundtrip("tasks/get", json!({"taskId": task, "_meta": meta.clone()}));
+        if answer["result"]["status"] == "completed" {
+            break answer;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "{answer}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = done["result"]["result"]["content"][0]["text"].as_str().expect("the envelope's text");
+    let request_id = text.strip_suffix(')').and_then(|t| t.rsplit_once("request ")).expect("a request id").1.to_owned();
+    stop(&mut c);
+    let spans = receiver.spans();
+    let call = the_span(&spans, "tools/call slow_job", id);
+    let work: Vec<&Span> = spans.iter().filter(|s| s.name == "execute_tool slow_job").collect();
+    assert_eq!(work.len(), 1, "one span for the task's work: {spans:#?}");
+    let work = work[0];
+    assert_eq!(work.kind, INTERNAL);
+    assert!(work.parent_span_id.is_empty(), "a root of its own: {work:?}");
+    assert_eq!(work.links, [(call.trace_id.clone(), call.span_id.clone())], "linked to the call that made it");
+    assert_eq!(work.status, (STATUS_ERROR, "The job's worker failed before it finished.".to_owned()));
+    let mut expected = strs(&[
+        ("gen_ai.operation.name", "execute_tool"),
+        ("gen_ai.tool.name", "slow_job"),
+        ("mcp_runtime.task.id", &task),
+        ("mcp_runtime.task.status", "completed"),
+        ("error.type", "tool_error"),
+        ("mcp_runtime.error.reason", "job_failed"),
+        ("mcp_runtime.request.id", &request_id),
+    ]);
+    expected.insert("mcp_runtime.error.retryable".into(), Attr::Bool(true));
+    assert_eq!(work.attributes, expected);
+    // The handler's own span, made once the call had gone on as a task, is the task's child.
+    let own = spans.iter().find(|s| s.name == "slow_job.wrap_up").unwrap_or_else(|| panic!("{spans:#?}"));
+    assert_eq!((own.trace_id.as_str(), own.parent_span_id.as_str()), (work.trace_id.as_str(), work.span_id.as_str()));
 }
 
 const TRACE: &str = "0af7651916cd43dd8448eb211c80319c";

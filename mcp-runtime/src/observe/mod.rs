@@ -16,6 +16,7 @@ pub(crate) mod export;
 #[cfg(feature = "otel")]
 pub(crate) mod metrics;
 
+use std::borrow::Cow;
 #[cfg(feature = "otel")]
 use std::sync::Arc;
 use std::time::Instant;
@@ -145,16 +146,8 @@ impl Watch {
             // Read at the end: `initialize` is the request that sets the version.
             span::client(&self.span, client, channel);
         }
-        let failed_tool = match answer {
-            Answer::Tool(result) if result.is_error == Some(true) => Some(result),
-            _ => None,
-        };
-        // A tool with an `outputSchema` sends its error without `structuredContent`: the
-        // envelope `fail` made is read back from where it noted it.
-        let stripped =
-            failed_tool.filter(|r| r.structured_content.is_none()).and_then(crate::rpc::envelope::stripped_error);
-        let envelope =
-            failed_tool.and_then(|r| r.structured_content.as_ref()).and_then(|s| s.get("error")).or(stripped.as_ref());
+        let envelope = envelope(answer);
+        let envelope = envelope.as_deref();
         span::finish(&self.span, answer, envelope);
         let Some(started) = self.started else { return };
         let duration = started.elapsed();
@@ -188,6 +181,28 @@ impl Watch {
             );
             observer.hooks.after(&request, &Outcome::new(answer, envelope, duration));
         }
+    }
+}
+
+/// A tool execution error's envelope: its `structuredContent.error`, or, for a tool with an
+/// `outputSchema` (whose errors carry no `structuredContent`), the one `fail` made on this
+/// thread, read back from where it noted it.
+fn envelope(answer: Answer<'_>) -> Option<Cow<'_, Value>> {
+    let Answer::Tool(result) = answer else { return None };
+    if result.is_error != Some(true) {
+        return None;
+    }
+    match &result.structured_content {
+        Some(content) => content.get("error").map(Cow::Borrowed),
+        None => crate::rpc::envelope::stripped_error(result).map(Cow::Owned),
+    }
+}
+
+/// A task's handler ended with this answer: recorded on the task's span ([`span::task`]) as
+/// a request's answer is on its own.
+pub(crate) fn task_answered(span: &Span, answer: Answer<'_>) {
+    if !span.is_disabled() {
+        span::finish(span, answer, envelope(answer).as_deref());
     }
 }
 

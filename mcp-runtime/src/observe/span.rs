@@ -59,9 +59,8 @@ pub(crate) fn server(start: &Start<'_>, params: Option<&RawValue>, channel: &Cha
 }
 
 /// The span with its name, kind and request attributes, and every other attribute declared
-/// empty (a `tracing` span's fields are fixed when it is made). The reusable part: a span of
-/// another kind of work (a task's, linked to the `tools/call` that made it) starts here too.
-pub(crate) fn make(start: &Start<'_>) -> Span {
+/// empty (a `tracing` span's fields are fixed when it is made).
+fn make(start: &Start<'_>) -> Span {
     let span = tracing::info_span!(
         target: TARGET,
         "mcp.server.request",
@@ -96,6 +95,47 @@ pub(crate) fn make(start: &Start<'_>) -> Span {
         span.record("jsonrpc.request.id", id.as_str());
     }
     span
+}
+
+/// The span of a task's work once its `tools/call` was answered with the task: `INTERNAL`,
+/// named `execute_tool {tool}` as the conventions for generative AI name a tool's execution, a root of its
+/// own linked to the `tools/call` span (`call`) that made it (a task outlives the request, and
+/// may be driven on another replica later), with `mcp_runtime.task.id`; how it ended is
+/// recorded as for a request (`finish`), and its last status as `mcp_runtime.task.status`.
+pub(crate) fn task(tool: &str, id: &str, call: &Span) -> Span {
+    let span = tracing::info_span!(
+        target: TARGET,
+        parent: None,
+        "mcp.server.task",
+        otel.name = Empty,
+        otel.kind = "internal",
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = Empty,
+        mcp_runtime.task.id = id,
+        mcp_runtime.task.status = Empty,
+        error.type = Empty,
+        rpc.response.status_code = Empty,
+        mcp_runtime.error.reason = Empty,
+        mcp_runtime.error.retryable = Empty,
+        mcp_runtime.request.id = Empty,
+    );
+    if span.is_disabled() {
+        return span;
+    }
+    let name = crate::rpc::envelope::display_name(tool);
+    span.record("gen_ai.tool.name", name.as_str());
+    span.record("otel.name", format!("execute_tool {name}").as_str());
+    span.follows_from(call);
+    span
+}
+
+/// Records a task's status as it ends.
+pub(crate) fn task_status(span: &Span, status: &str) {
+    if !span.is_disabled() {
+        span.record("mcp_runtime.task.status", status);
+    }
 }
 
 /// Records what the request's era says: the protocol version, and the 2025 HTTP session.

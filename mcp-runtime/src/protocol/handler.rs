@@ -83,11 +83,11 @@ pub(crate) async fn run(
         None => handler.await,
     };
     if let Some(since) = inline_since {
-        let took = since.elapsed();
-        if tool.pace.ran(took) {
+        let elapsed = since.elapsed();
+        if tool.pace.ran(elapsed) {
             tracing::debug!(
                 tool = name,
-                ?took,
+                took = ?elapsed,
                 "calls keep blocking their thread; this tool runs on the blocking pool from now on"
             );
         }

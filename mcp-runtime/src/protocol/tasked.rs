@@ -31,9 +31,13 @@ use std::time::{Duration, Instant};
 use mcp_core::{CallToolResult, ErrorCode, ToolError};
 use serde_json::Value;
 
+use tracing::{Instrument as _, Span};
+
 use crate::auth::principal;
 use crate::context::ask::{self, Ask, Inputs, Operation, Reply, Sealing};
 use crate::context::ctx::{Call, CallInfo, CancelState, TaskHook};
+use crate::hooks::Answer;
+use crate::observe::{self, span};
 use crate::protocol::handler::{self, Ran};
 use crate::rpc::channel::Channel;
 use crate::rpc::envelope::{Origin, Site, fail};
@@ -417,7 +421,9 @@ impl Job {
         tracing::info!(target: "mcp_runtime::call", request_id = %self.request_id, tool = self.tool.spec.name, task = %record.id, status = ?record.status, "the call goes on as a task");
         let created = record.task();
         if !record.is_terminal() {
-            tokio::spawn(Arc::clone(&self).drive(record.id, running));
+            // The work goes on in a span of its own, linked to this call's.
+            let span = span::task(self.tool.spec.name, &record.id, &Span::current());
+            tokio::spawn(Arc::clone(&self).drive(record.id, running).instrument(span));
         }
         Ok(Reply::Task(created))
     }
@@ -443,7 +449,13 @@ impl Job {
                     if stopping.is_some() {
                         break;
                     }
-                    let ending = self.ending(self.outcome(ran));
+                    let outcome = self.outcome(ran);
+                    match &outcome {
+                        Outcome::Result(result) => observe::task_answered(&Span::current(), Answer::Tool(result)),
+                        Outcome::Error(e) => observe::task_answered(&Span::current(), Answer::Error(e)),
+                        Outcome::Asked(_) => {}
+                    }
+                    let ending = self.ending(outcome);
                     if !self.write(&id, |r, at| self.apply(r, &ending, at)).await {
                         return;
                     }
@@ -479,6 +491,7 @@ impl Job {
                 }
             };
             if record.is_terminal() {
+                span::task_status(&Span::current(), record.status.as_str());
                 if running.is_none() || cancelled {
                     break;
                 }
@@ -521,7 +534,8 @@ impl Job {
     }
 
     /// Writes a change to task `id` (retrying while the store does not answer, until the
-    /// task's TTL), and tells every replica when it changed: whether the task goes on.
+    /// task's TTL), and tells every replica when it changed: whether the task goes on. A
+    /// status it leaves terminal is the task span's last.
     async fn write(&self, id: &str, mut change: impl FnMut(&mut Record, u64) -> bool) -> bool {
         let tasks = &self.shared.tasks;
         let give_up = tokio::time::Instant::now() + tasks.settings.ttl;
@@ -538,6 +552,9 @@ impl Job {
                 Ok(Some(record)) => {
                     if changed {
                         tasks.changed(id);
+                    }
+                    if record.is_terminal() {
+                        span::task_status(&Span::current(), record.status.as_str());
                     }
                     return !record.is_terminal();
                 }

@@ -37,6 +37,17 @@ pub(crate) enum Status {
 }
 
 impl Status {
+    /// As the wire names it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Status::Working => "working",
+            Status::InputRequired => "input_required",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::Cancelled => "cancelled",
+        }
+    }
+
     pub(crate) fn is_terminal(self) -> bool {
         matches!(self, Status::Completed | Status::Failed | Status::Cancelled)
     }
