@@ -1,7 +1,7 @@
 //! The stdio loop's fast path for a fn without `async`: once such a tool has run quickly
 //! often enough in a row, its calls run on the reader itself (no task); the first call that
 //! holds the thread past the blocking limit takes the tool's later calls off the reader, so a
-//! slow tool holds the reader once (the rule itself: `Pace` in `protocol/handler.rs`).
+//! slow tool holds the reader once (the rule itself: `mcp-runtime/src/tools/pace.rs`).
 
 use mcp_runtime::prelude::*;
 use serde_json::{Value, json};

@@ -602,6 +602,6 @@ pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Optio
         disabled,
         timeout,
         header_params,
-        pace: crate::protocol::handler::Pace::default(),
+        pace: crate::tools::pace::Pace::default(),
     })
 }

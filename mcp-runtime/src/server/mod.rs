@@ -133,7 +133,7 @@ pub(crate) struct Registered {
     /// 2026-07-28 HTTP calls.
     pub(crate) header_params: Box<[crate::schema::generate::HeaderParam]>,
     /// How quickly this fn without `async` has run: where its calls run (see `Pace`).
-    pub(crate) pace: crate::protocol::handler::Pace,
+    pub(crate) pace: crate::tools::pace::Pace,
 }
 
 impl Registered {
