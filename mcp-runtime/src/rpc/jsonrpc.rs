@@ -72,7 +72,13 @@ pub(crate) fn meta(params: Option<&RawValue>) -> Option<&RawValue> {
         meta: Option<&'a RawValue>,
     }
     let params = params.filter(|p| is_object(p))?;
-    serde_json::from_str::<Params<'_>>(params.get()).ok()?.meta.filter(|m| is_object(m))
+    // A member named `_meta` is written `"_meta"`, or with an escape in its name: params with
+    // neither (most calls) have none, found without parsing them.
+    let text = params.get();
+    if !text.contains("\"_meta\"") && !text.contains('\\') {
+        return None;
+    }
+    serde_json::from_str::<Params<'_>>(text).ok()?.meta.filter(|m| is_object(m))
 }
 
 /// The longest id (and progress token) accepted, in bytes of JSON text: the server keeps each
@@ -328,6 +334,19 @@ mod tests {
 
     fn kind(line: &str) -> String {
         format!("{:?}", parse(line.as_bytes()))
+    }
+
+    #[test]
+    fn meta_is_found_however_its_name_is_written_and_only_at_the_top() {
+        let meta_of = |params: &str| {
+            let raw = RawValue::from_string(params.to_owned()).expect("json");
+            meta(Some(&raw)).map(|m| m.get().to_owned())
+        };
+        assert_eq!(meta_of(r#"{"name":"add","_meta":{"k":1}}"#).as_deref(), Some(r#"{"k":1}"#));
+        assert_eq!(meta_of(r#"{"name":"add","\u005fmeta":{"k":2}}"#).as_deref(), Some(r#"{"k":2}"#));
+        assert_eq!(meta_of(r#"{"arguments":{"_meta":{"k":3}}}"#), None, "a nested `_meta` is the tool's");
+        assert_eq!(meta_of(r#"{"name":"add","arguments":{"a":1}}"#), None);
+        assert_eq!(meta_of(r#"{"name":"a\"b","_meta":7}"#), None, "not an object");
     }
 
     #[test]
