@@ -60,7 +60,7 @@
 //! | `protocol/` | one connection's requests: `session`, `dispatch` (`tools/call`), `handler` (one run of a handler), `tasked` (a call that becomes a task), `router` (the other features) |
 //! | `server/` | the registry built once: `builder`, `options` (every limit), `list` (`tools/list` pages) |
 //! | `tasks/` | long-running calls as tasks (`io.modelcontextprotocol/tasks`): the `record` and its state machine, the `book` that keeps them in the state store |
-//! | `tools/`, `features/`, `observe/` | what a tool is at run time (`tool`, `params`, `output`, `checks`); resources, prompts, completion; what a request leaves behind: its `span` (trace `context` from `_meta`), `metrics`, their OTLP `export` (feature `otel`) |
+//! | `tools/`, `features/`, `observe/` | what a tool is at run time (`tool`, `params`, `output`, `pace`: where a fn without `async` runs, `checks`); resources, prompts, completion; what a request leaves behind: its `span` (trace `context` from `_meta`), `metrics`, their OTLP `export` (feature `otel`) |
 //! | `context/` | what a handler sees: `ctx`, `logging`, `ask`, `shim`, `consent`, `text` |
 //! | `schema/`, `hooks/` | JSON Schema made once (`generate`) and checked per call (`validate`); the author's code around every call: `Hook`, `policy`, `rate_limit`, `audit` |
 //! | `rpc/` | the wire: `jsonrpc`, `era`, `channel`, `outbox`, `pending`, `request_id`, `envelope`, `catch` |
@@ -68,17 +68,19 @@
 //!
 //! One `tools/call`, in order: a transport reads a message — `transport::stdio`
 //! ([`Server::serve_stdio`]: reads, parks what cannot be served yet, starts each call in its
-//! own task — or, for a fn without `async` proven quick, on the loop itself — writes) or `transport::http` (`Server::serve_http`, feature `http`: the accept loop with its
-//! timeouts, the validation ladder, where `auth::bearer` checks the token right after
-//! Host/Origin and `auth::jwt` verifies a JWT against its JWKS; sessions bound to their
-//! principal; one outbox per POST). `rpc::jsonrpc` says what the message is;
+//! own task — or, for a fn without `async` proven quick, on the loop itself — writes) or `transport::http` (`Server::serve_http`, feature `http`: `serve`, the accept loop with its
+//! timeouts; `endpoint`, `post` and `get`, the validation ladder, where `auth::bearer` checks
+//! the token right after Host/Origin and `auth::jwt` verifies a JWT against its JWKS;
+//! `lifecycle` and `session`, sessions bound to their principal; `stream`, one outbox per POST
+//! as JSON or SSE, and the replay of resumable streams). `rpc::jsonrpc` says what the message is;
 //! `protocol::session` classifies the request's era once (`rpc::era`), answers the lifecycle
 //! methods of both eras and routes; `protocol::dispatch` resolves the tool in the `server`
 //! registry, checks its scopes and the policy, validates the arguments
 //! (`schema::validate`: failures as text), runs the handler (`protocol::handler`; `context::ctx`
-//! is what it sees; blocking handlers on the blocking pool; a `task` tool's call may go on as a
-//! task in `protocol::tasked`: `CreateTaskResult` answers it, the handler runs on, and its
-//! record in `tasks` answers `tasks/get` on any replica), checks its output (`tools::output`), and renders a
+//! is what it sees; a fn without `async` in the call's task while it is quick, on the blocking pool
+//! once seen to block, as `tools::pace` counts; a `task` tool's call may go on as a
+//! task in `protocol::tasked`: `CreateTaskResult` answers it, the handler runs on in a span of
+//! its own, and its record in `tasks` answers `tasks/get` on any replica), checks its output (`tools::output`), and renders a
 //! failure with `rpc::envelope` (recovery fill, log record, envelope). Before the arguments are
 //! checked, the server's `hooks` may refuse the call (`.policy(..)`, a rate limit).
 //! The session watches every request from when it takes it to its answer (`observe`: one
