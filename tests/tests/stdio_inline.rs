@@ -1,5 +1,6 @@
-//! The stdio loop's fast path for a fn without `async`: once such a tool has run quickly
-//! often enough in a row, its calls run on the reader itself (no task); the first call that
+//! The transports' fast path for a fn without `async`: once such a tool has run quickly often
+//! enough in a row, its calls run where they were read (on the stdio reader itself, in the
+//! HTTP request's own task), with no task of their own; over stdio, the first call that
 //! holds the thread past the blocking limit takes the tool's later calls off the reader, so a
 //! slow tool holds the reader once (the rule itself: `mcp-runtime/src/tools/pace.rs`).
 
@@ -114,4 +115,40 @@ fn a_sync_tool_that_turns_slow_holds_the_reader_once_then_runs_off_it() {
         assert_eq!(order, [json!(103), json!(102)], "a tool seen slow no longer runs on the reader");
         drop(peer);
     });
+}
+
+/// One stateless HTTP `tools/call` of `name`, served by the router in this very future (not
+/// in a task): its text.
+async fn http_call(router: &axum::Router, id: u64, name: &str) -> String {
+    use tower::ServiceExt as _;
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": {}}});
+    let request = http::Request::post("/")
+        .header("host", "localhost")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(body.to_string()))
+        .expect("a request");
+    let response = router.clone().oneshot(request).await.expect("answered");
+    assert_eq!(response.status(), 200);
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 16).await.expect("a body");
+    let answer: Value = serde_json::from_slice(&bytes).expect("json");
+    answer["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{answer}")).to_owned()
+}
+
+#[test]
+fn over_http_a_quick_sync_tool_runs_in_the_requests_own_task_after_its_first_calls() {
+    let server = Server::builder("inline", "1").tool(where_am_i).stateless_http(true).build().expect("builds");
+    let router = server.http_router();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    // The request is served in `block_on`, outside any task: a call that runs where it was
+    // read says `reader`.
+    let places: Vec<String> = runtime.block_on(async {
+        let mut places = Vec::new();
+        for id in 1..=40 {
+            places.push(http_call(&router, id, "where_am_i").await);
+        }
+        places
+    });
+    assert_eq!(places[0], "task", "a tool not yet seen quick runs in a task: {places:?}");
+    assert_eq!(places[39], "reader", "a tool seen quick 16 times runs in the request's task: {places:?}");
 }

@@ -15,7 +15,8 @@ const BLOCKING: Duration = Duration::from_millis(1);
 ///   moves at [`POOL_AT`]. Two slow runs in a row move it; a tool slow in fewer than one run in
 ///   five never does (each of its slow runs holds a runtime thread); a pooled tool stays
 ///   pooled (runs there are not measured).
-/// - stdio runs it on the reader itself only after [`READER_AFTER`] quick runs in a row.
+/// - A transport runs it where it read the call (the stdio reader, the HTTP request's task),
+///   with no task of its own, only after [`READER_AFTER`] quick runs in a row.
 #[derive(Default)]
 pub(crate) struct Pace {
     score: AtomicU32,

@@ -171,7 +171,8 @@ impl Job {
         matches!(self.work, Work::Listen { .. })
     }
 
-    /// Whether this is a `tools/call` that may run on the stdio reader itself (see
+    /// Whether this is a `tools/call` that may run where the transport read it, in one poll:
+    /// on the stdio reader itself, in the HTTP request's own task (see
     /// `Registered::runs_inline`).
     pub(crate) fn runs_inline(&self, shared: &Shared) -> bool {
         match &self.work {

@@ -98,11 +98,24 @@ impl Endpoint {
             if session.is_none() {
                 guard = Some(CancelOnDrop(Arc::clone(&cancel)));
             }
-            let call = Arc::clone(&view).run_call(id, job, cancel);
-            tokio::spawn(async move {
-                let _slot = slot;
-                call.await;
-            });
+            // A fn without `async` known to be quick runs here, in this request's task, in one
+            // poll (as stdio runs it on its loop): no task to spawn, no wake-up to hand the
+            // answer over. Anything else, or one that did not finish, runs in a task of its own.
+            let quick = job.runs_inline(&view.shared);
+            let mut call = Box::pin(Arc::clone(&view).run_call(id, job, cancel));
+            let done = quick
+                && std::future::Future::poll(
+                    call.as_mut(),
+                    &mut std::task::Context::from_waker(std::task::Waker::noop()),
+                )
+                .is_ready();
+            if !done {
+                // A first poll's waker is a no-op: the task polls the call again at once.
+                tokio::spawn(async move {
+                    let _slot = slot;
+                    call.await;
+                });
+            }
         }
         // A refused `initialize` (bad params) leaves no session behind.
         let minted = match (minted, &session) {
