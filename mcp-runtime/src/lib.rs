@@ -184,7 +184,7 @@ pub mod guide;
 /// The README's code blocks, compiled as doctests (`cargo test --doc`), so that the landing
 /// page's example keeps building.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
 /// The `tracing` layer that exports spans over OTLP (feature `otel`), for a subscriber you
