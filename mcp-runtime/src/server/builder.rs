@@ -427,6 +427,42 @@ impl ServerBuilder {
         self
     }
 
+    /// The caller of every request that arrives where no authorization is configured: stdio,
+    /// in-process calls ([`Server::call`], `Server::connect`, `TestClient`), and HTTP without
+    /// [`authorization`](Self::authorization) when no middleware put a [`Principal`](crate::Principal) in the
+    /// request. Default [`Principal::local`](crate::Principal::local), which holds every scope: a local process is
+    /// authorized by whoever starts it. Declared `scopes(..)`, `ctx.require_scopes(..)`,
+    /// [`hide_unauthorized_tools`](Self::hide_unauthorized_tools) and scoped resources and
+    /// prompts apply to it as to a token's principal, so a narrower one limits what local
+    /// callers may do:
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// /// Deletes a note.
+    /// #[tool(scopes("notes:write"))]
+    /// fn delete_note(name: String) -> Result<String, ToolError> {
+    ///     Ok(format!("deleted {name}"))
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
+    /// let server = Server::builder("notes", "1.0.0")
+    ///     .tool(delete_note)
+    ///     .local_principal(Principal::new("operator").with_scopes(["notes:read"]))
+    ///     .build()?;
+    /// let out = server.call("delete_note", serde_json::json!({"name": "n1"})).await;
+    /// assert_eq!(out.is_error, Some(true)); // the local principal lacks `notes:write`
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Behind your own HTTP authentication (a middleware that inserts a `Principal`), set a
+    /// local principal without scopes, `Principal::default()`, so that a request it lets
+    /// through without one holds none.
+    pub fn local_principal(mut self, principal: crate::Principal) -> Self {
+        self.options.local_principal = std::sync::Arc::new(principal.into_local());
+        self
+    }
+
     /// Generates and compiles every schema, and checks names. Returns an error, never
     /// panics.
     pub fn build(self) -> Result<Server, Error> {
