@@ -174,7 +174,7 @@ pub use schemars;
 pub use server::{CacheScope, Error, FAILURES_META_KEY, Server, ServerBuilder, store_from_url};
 #[cfg(feature = "redis")]
 pub use state::redis::RedisStore;
-pub use state::store::{MemoryStore, State, StateStore, StoreError};
+pub use state::store::{MemoryStore, NO_TTL, State, StateStore, StoreError};
 pub use tools::output::Structured;
 pub use tools::tool::TaskSupport;
 pub use transport::args::ServeArgs;

@@ -212,13 +212,17 @@ impl ServerBuilder {
     /// in (default: a [`MemoryStore`](crate::MemoryStore) of this process). Replicas that
     /// share one store (Redis: `RedisStore`, feature `redis`) behave as one: with a
     /// `RedisStore`, the events listeners hear (list changes, resource updates, task changes)
-    /// travel between them over Redis pub/sub too.
+    /// travel between them over Redis pub/sub too. To keep a handle to the store, give it an
+    /// `Arc::clone` (`StateStore` is implemented for `Arc<S>`, and for `Box<dyn StateStore>`).
     pub fn state_store<S: StateStore>(mut self, store: S) -> Self {
         #[cfg(feature = "redis")]
         {
             let any: &dyn std::any::Any = &store;
-            self.link_to =
-                any.downcast_ref::<crate::state::redis::RedisStore>().map(crate::state::redis::RedisStore::link_to);
+            // A `RedisStore`, or an `Arc` of one the app keeps a handle to.
+            self.link_to = any
+                .downcast_ref::<crate::state::redis::RedisStore>()
+                .or_else(|| any.downcast_ref::<Arc<crate::state::redis::RedisStore>>().map(|s| &**s))
+                .map(crate::state::redis::RedisStore::link_to);
         }
         self.store = Ok(Some(Arc::new(store)));
         self
