@@ -112,8 +112,9 @@
 //!
 //! Who is calling travels with the request: the bearer check puts the token's
 //! `auth::principal::Principal` in the HTTP request's extensions (where a middleware of the
-//! author's may put one too), `rpc::channel` takes it from there, and every layer below reads
-//! it from the channel: `Ctx::principal`, the scope checks of tools, resources and prompts
+//! author's may put one too), `rpc::channel` takes it from there (or, where no authorization
+//! is configured, the server's local principal, `ServerBuilder::local_principal`), and every
+//! layer below reads it from the channel: `Ctx::principal`, the scope checks of tools, resources and prompts
 //! (`principal::require`; lists and completions leave out what it does not grant), the
 //! `tools/list` pages of a server that hides what the caller cannot call. HTTP sessions,
 //! sealed request state and consent records are bound to the caller's client id, subject and
@@ -173,7 +174,7 @@ pub use schemars;
 pub use server::{CacheScope, Error, FAILURES_META_KEY, Server, ServerBuilder, store_from_url};
 #[cfg(feature = "redis")]
 pub use state::redis::RedisStore;
-pub use state::store::{MemoryStore, State, StateStore, StoreError};
+pub use state::store::{MemoryStore, NO_TTL, State, StateStore, StoreError};
 pub use tools::output::Structured;
 pub use tools::tool::TaskSupport;
 pub use transport::args::ServeArgs;

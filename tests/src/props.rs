@@ -61,6 +61,8 @@ pub const FIXTURE_TOOLS: &[&str] = &[
     "count_rounds",
     "put_item",
     "delete_item",
+    "next_id",
+    "claim",
     "purge_cache",
     "blob",
     "slow_job",

@@ -99,7 +99,8 @@ impl Server {
         method: &str,
         params: serde_json::Value,
     ) -> Result<serde_json::Value, crate::rpc::jsonrpc::RpcError> {
-        let channel = std::sync::Arc::new(crate::rpc::channel::Channel::new(None, None));
+        let local = self.shared.options.local_principal(false);
+        let channel = std::sync::Arc::new(crate::rpc::channel::Channel::new(None, None).with_local(local));
         let client = crate::rpc::era::Client::Legacy(std::sync::Arc::default());
         let cancel = std::sync::Arc::default();
         let shared = &self.shared;
@@ -136,9 +137,53 @@ impl Server {
 
     /// Runs one call through the production pipeline (resolution, policy, argument
     /// validation, handler, output validation, envelope) without a transport: for tests.
-    /// Failures come back as error envelopes, exactly as a client would see them.
+    /// Failures come back as error envelopes, exactly as a client would see them. The caller
+    /// is the server's local principal
+    /// ([`ServerBuilder::local_principal`](crate::ServerBuilder::local_principal)); see
+    /// [`Server::call_as`] for another.
     pub async fn call(&self, name: &str, arguments: serde_json::Value) -> mcp_core::CallToolResult {
-        let channel = std::sync::Arc::new(crate::rpc::channel::Channel::new(None, None));
+        let local = self.shared.options.local_principal(false);
+        self.call_on(crate::rpc::channel::Channel::new(None, None).with_local(local), name, arguments).await
+    }
+
+    /// [`Server::call`] as `principal` would make it, as if an authorization layer had found
+    /// it: its scopes decide declared `scopes(..)` and `ctx.require_scopes(..)`, and
+    /// `ctx.principal()` is it.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// /// Deletes a note.
+    /// #[tool(scopes("notes:write"))]
+    /// fn delete_note(name: String) -> Result<String, ToolError> {
+    ///     Ok(format!("deleted {name}"))
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
+    /// let server = Server::builder("notes", "1.0.0").tool(delete_note).build()?;
+    /// let reader = Principal::new("user-42").with_scopes(["notes:read"]);
+    /// let out = server.call_as(reader, "delete_note", serde_json::json!({"name": "n1"})).await;
+    /// assert_eq!(out.is_error, Some(true));
+    /// # Ok(()) }
+    /// ```
+    pub async fn call_as(
+        &self,
+        principal: crate::Principal,
+        name: &str,
+        arguments: serde_json::Value,
+    ) -> mcp_core::CallToolResult {
+        let mut channel = crate::rpc::channel::Channel::new(None, None);
+        channel.set_principal(principal);
+        self.call_on(channel, name, arguments).await
+    }
+
+    async fn call_on(
+        &self,
+        channel: crate::rpc::channel::Channel,
+        name: &str,
+        arguments: serde_json::Value,
+    ) -> mcp_core::CallToolResult {
+        let channel = std::sync::Arc::new(channel);
         let client = crate::rpc::era::Client::Legacy(std::sync::Arc::default());
         let req = crate::protocol::dispatch::CallRequest {
             name: name.to_owned(),
