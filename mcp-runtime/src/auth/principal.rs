@@ -19,7 +19,7 @@ pub(crate) const INSUFFICIENT_SCOPE: &str = "insufficient_scope";
 /// [`Ctx::principal`](crate::Ctx::principal).
 ///
 /// A request that arrives where no authorization is configured (stdio, in-process calls,
-/// HTTP without [`ServerBuilder::authorization`](crate::ServerBuilder::authorization), when
+/// HTTP without `ServerBuilder::authorization` (feature `http`), when
 /// no middleware put a principal in the request) is from the server's **local principal**:
 /// [`Principal::local`] unless
 /// [`ServerBuilder::local_principal`](crate::ServerBuilder::local_principal) sets a narrower

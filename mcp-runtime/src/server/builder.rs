@@ -433,7 +433,7 @@ impl ServerBuilder {
 
     /// The caller of every request that arrives where no authorization is configured: stdio,
     /// in-process calls ([`Server::call`], `Server::connect`, `TestClient`), and HTTP without
-    /// [`authorization`](Self::authorization) when no middleware put a [`Principal`](crate::Principal) in the
+    /// `authorization` (feature `http`) when no middleware put a [`Principal`](crate::Principal) in the
     /// request. Default [`Principal::local`](crate::Principal::local), which holds every scope: a local process is
     /// authorized by whoever starts it. Declared `scopes(..)`, `ctx.require_scopes(..)`,
     /// [`hide_unauthorized_tools`](Self::hide_unauthorized_tools) and scoped resources and
