@@ -41,8 +41,10 @@ impl<E: Into<ToolError>> IntoCompletion for Result<Vec<String>, E> {
 
 /// A probe that lets a completer be a plain fn or an `async fn`: `(&&CompletionOf::of(&out))
 /// .complete(out).await` awaits `out` when it is a future ([`AwaitCompletion`]) and takes it
-/// as it is otherwise ([`ReadyCompletion`]).
-pub struct CompletionOf<T>(std::marker::PhantomData<T>);
+/// as it is otherwise ([`ReadyCompletion`]). Its marker is `fn() -> T`, so the probe is
+/// `Sync` whatever `T` is: the future that holds `&&CompletionOf<T>` is `Send` when the
+/// completer's is, without asking the completer's future to be `Sync`.
+pub struct CompletionOf<T>(std::marker::PhantomData<fn() -> T>);
 
 impl<T> CompletionOf<T> {
     /// The probe for a completer's return value.
