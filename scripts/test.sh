@@ -82,6 +82,9 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps
 
+step "packages: the minimum Rust version, cargo publish --dry-run of the three library crates, a user's crate on the unpacked packages"
+bash scripts/package-check.sh
+
 step "feature matrix: mcp-runtime with each feature set a user picks (clippy on every target, then its unit tests)"
 for features in "" http jwt redis anyhow otel http,otel http,redis jwt,redis,anyhow; do
   echo "-- features: ${features:-(none: the default)}"

@@ -1,4 +1,4 @@
-//! The numeric error codes of `structuredContent.error.code` (ERRORS.md §2).
+//! The numeric error codes of `structuredContent.error.code` (docs/errors.md#codes).
 
 use std::fmt;
 

@@ -1,4 +1,4 @@
-//! The error contract: the failure modes a tool declares with `#[errors(...)]` (ERRORS.md §4).
+//! The error contract: the failure modes a tool declares with `#[errors(...)]` (docs/errors.md#errors--one-per-failure-mode).
 
 use crate::ErrorCode;
 

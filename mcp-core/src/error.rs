@@ -1,5 +1,5 @@
 //! `ToolError`: the one error type a tool's failure becomes, and the classification of
-//! plain errors (ERRORS.md §3).
+//! plain errors (docs/errors.md#plain-errors).
 
 use std::borrow::Cow;
 use std::error::Error as StdError;
@@ -168,7 +168,7 @@ impl ToolError {
     }
 
     /// A failure wrapping a plain error: the code is classified from its `source()` chain
-    /// (ERRORS.md §3), the message is its `Display` text, and the error is kept as the
+    /// (docs/errors.md#plain-errors), the message is its `Display` text, and the error is kept as the
     /// source (logged, never sent). A `ToolError` passed in is returned unchanged.
     pub fn from_error<E: StdError + Send + Sync + 'static>(error: E) -> Self {
         Self::from_boxed(Box::new(error))
@@ -307,7 +307,7 @@ impl ToolError {
         &self.0.data
     }
 
-    /// The recovery fill (ERRORS.md §4): when this failure's reason names an entry of the
+    /// The recovery fill (docs/errors.md#the-recovery-fill): when this failure's reason names an entry of the
     /// tool's contract, fill in the entry's recovery hint and `retryable` where the throw
     /// site set none. Returns the matched entry. Code and message stay as thrown.
     pub fn fill_from_contract(&mut self, entries: &'static [ContractEntry]) -> Option<&'static ContractEntry> {
@@ -462,7 +462,7 @@ fn chain_text(error: &(dyn StdError + 'static)) -> String {
     out
 }
 
-/// The code of a plain error, found by walking its `source()` chain (ERRORS.md §3); the
+/// The code of a plain error, found by walking its `source()` chain (docs/errors.md#plain-errors); the
 /// first error the table knows decides, else `InternalError`.
 pub fn classify(error: &(dyn StdError + 'static)) -> ErrorCode {
     classify_chain(error).unwrap_or(ErrorCode::InternalError)

@@ -5,7 +5,7 @@ use crate::attr::{CodeValue, ERRORS_KEYS, ErrorsAttr, Kind};
 use crate::ctxt::Ctxt;
 use crate::text::{pascal_case, snake_case, suggestion};
 
-/// Named codes of ERRORS.md §2 with their numbers, in table order (kept in step with
+/// Named codes of docs/errors.md#codes with their numbers, in table order (kept in step with
 /// `mcp_core::ErrorCode::NAMED`; a unit test compares them).
 pub(crate) const CODES: &[(&str, i32)] = &[
     ("ParseError", -32700),
@@ -566,7 +566,7 @@ pub(crate) fn is_snake_case(reason: &str) -> bool {
         && reason.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// The rules of one `#[errors(...)]` entry (ERRORS.md §4).
+/// The rules of one `#[errors(...)]` entry (docs/errors.md#errors--one-per-failure-mode).
 pub(crate) fn error_entry(cx: &Ctxt, e: &ErrorsAttr) {
     let missing: Vec<&str> = [
         ("reason", e.reason.is_none()),

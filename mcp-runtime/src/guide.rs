@@ -24,31 +24,31 @@
 //! Reports, with their method: [`performance`] (serving and compile time) and
 //! [`reliability`] (fuzzing, soak, faults).
 
-#[doc = include_str!("../../docs/getting-started.md")]
+#[doc = include_str!("../docs/getting-started.md")]
 pub mod getting_started {}
 
-#[doc = include_str!("../../docs/tools.md")]
+#[doc = include_str!("../docs/tools.md")]
 pub mod tools {}
 
-#[doc = include_str!("../../docs/errors.md")]
+#[doc = include_str!("../docs/errors.md")]
 pub mod errors {}
 
-#[doc = include_str!("../../docs/context.md")]
+#[doc = include_str!("../docs/context.md")]
 pub mod context {}
 
-#[doc = include_str!("../../docs/resources-prompts.md")]
+#[doc = include_str!("../docs/resources-prompts.md")]
 pub mod resources_prompts {}
 
-#[doc = include_str!("../../docs/asking.md")]
+#[doc = include_str!("../docs/asking.md")]
 pub mod asking {}
 
-#[doc = include_str!("../../docs/state-and-consent.md")]
+#[doc = include_str!("../docs/state-and-consent.md")]
 pub mod state_and_consent {}
 
-#[doc = include_str!("../../docs/tasks.md")]
+#[doc = include_str!("../docs/tasks.md")]
 pub mod tasks {}
 
-#[cfg_attr(feature = "http", doc = include_str!("../../docs/http.md"))]
+#[cfg_attr(feature = "http", doc = include_str!("../docs/http.md"))]
 #[cfg_attr(
     not(feature = "http"),
     doc = "# HTTP and deployment\n\nThis chapter's examples need the `http` feature of `mcp-runtime`: \
@@ -57,7 +57,7 @@ pub mod tasks {}
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http {}
 
-#[cfg_attr(feature = "jwt", doc = include_str!("../../docs/auth.md"))]
+#[cfg_attr(feature = "jwt", doc = include_str!("../docs/auth.md"))]
 #[cfg_attr(
     not(feature = "jwt"),
     doc = "# Authorization\n\nThis chapter's examples need the `jwt` feature of `mcp-runtime`: \
@@ -66,14 +66,14 @@ pub mod http {}
 #[cfg_attr(docsrs, doc(cfg(feature = "jwt")))]
 pub mod auth {}
 
-#[doc = include_str!("../../docs/testing.md")]
+#[doc = include_str!("../docs/testing.md")]
 pub mod testing {}
 
-#[doc = include_str!("../../docs/observability.md")]
+#[doc = include_str!("../docs/observability.md")]
 pub mod observability {}
 
-#[doc = include_str!("../../docs/performance.md")]
+#[doc = include_str!("../docs/performance.md")]
 pub mod performance {}
 
-#[doc = include_str!("../../docs/reliability.md")]
+#[doc = include_str!("../docs/reliability.md")]
 pub mod reliability {}

@@ -80,7 +80,8 @@
 //!    `request_id`, `envelope` (recovery fill, log record, rendering), `catch`.
 //! 9. `state/`, `auth/`: what outlives a call (`store`, `redis` with feature `redis`, `seal`,
 //!    the `bus` to every replica); who calls (`principal`, `bearer`, `jwt` with feature
-//!    `jwt`).
+//!    `jwt`): `rpc::channel` takes the principal an authorization layer put in the HTTP
+//!    request, else the server's local one (`ServerBuilder::local_principal`).
 //!
 //! Features: `http`, `jwt`, `redis`, `otel`, `anyhow` (`From<anyhow::Error>`); none by
 //! default.
@@ -133,7 +134,7 @@ pub use schemars;
 pub use server::{CacheScope, Error, FAILURES_META_KEY, Server, ServerBuilder, store_from_url};
 #[cfg(feature = "redis")]
 pub use state::redis::RedisStore;
-pub use state::store::{MemoryStore, State, StateStore, StoreError};
+pub use state::store::{MemoryStore, NO_TTL, State, StateStore, StoreError};
 pub use tools::output::Structured;
 pub use tools::tool::TaskSupport;
 pub use transport::args::ServeArgs;
@@ -144,7 +145,7 @@ pub mod guide;
 /// The README's code blocks, compiled as doctests (`cargo test --doc`), so that the landing
 /// page's example keeps building.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
 /// The `tracing` layer that exports spans over OTLP (feature `otel`), for a subscriber you

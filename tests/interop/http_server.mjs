@@ -123,7 +123,7 @@ export async function startHttpServer(server, { stateless = false, env = {}, tim
   }
 }
 
-// The envelope's text (ERRORS.md §6) as a pattern: `Error: <message>`, `Recovery: <hint>`,
+// The envelope's text (docs/errors.md#the-envelopes-rules) as a pattern: `Error: <message>`, `Recovery: <hint>`,
 // then the terms line ending in the request id (the pattern's one group).
 export const ID = "[A-Z0-9]{5}-[A-Z0-9]{5}";
 export const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

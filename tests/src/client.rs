@@ -762,7 +762,7 @@ fn drain_into(stderr: ChildStderr, sink: std::sync::Arc<std::sync::Mutex<String>
     });
 }
 
-/// An error result's text as the model reads it (ERRORS.md §6): `Error: <message>`, then
+/// An error result's text as the model reads it (docs/errors.md#the-envelopes-rules): `Error: <message>`, then
 /// `Recovery: <hint>` when the message does not already hold the hint, then the terms line
 /// `(reason <r> · retryable | not retryable · request <id>)`, blocks joined by a blank line.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -416,6 +416,8 @@ pub fn builder(strict: bool) -> ServerBuilder {
         .tool(crate::ask_tools::count_rounds)
         .tool(crate::state_tools::put_item)
         .tool(crate::state_tools::delete_item)
+        .tool(crate::state_tools::next_id)
+        .tool(crate::state_tools::claim)
         .tool(crate::context_tools::purge_cache)
         .tool(crate::secret_tools::blob)
         .tool(crate::task_tools::slow_job)

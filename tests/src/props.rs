@@ -61,6 +61,8 @@ pub const FIXTURE_TOOLS: &[&str] = &[
     "count_rounds",
     "put_item",
     "delete_item",
+    "next_id",
+    "claim",
     "purge_cache",
     "blob",
     "slow_job",
@@ -167,7 +169,7 @@ impl SessionTarget {
     /// Calls tool `name` with `arguments` (any JSON) and checks, beyond [`SessionTarget::check`]:
     /// - arguments that are not an object get the JSON-RPC error -32602; any others a result,
     ///   never a JSON-RPC error (a tool execution error is a result);
-    /// - an error result is the envelope of `spec/ERRORS.md` §6: its text is `Error: <message>`,
+    /// - an error result is the envelope of docs/errors.md#the-envelopes-rules: its text is `Error: <message>`,
     ///   an optional `Recovery: <hint>`, and a terms line ending in a request id of the form
     ///   `XXXXX-XXXXX`; when it carries `structuredContent.error`, that says the same message,
     ///   hint, reason, retryability and request id, and its `data` holds nothing else but the

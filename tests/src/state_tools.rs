@@ -1,6 +1,7 @@
 //! Fixture tools on the shared state store (`ctx.state()`): `put_item` stores an item, and
 //! `delete_item` deletes one once the user consents (`ctx.consent`), a consent that holds
-//! once across every replica sharing the store.
+//! once across every replica sharing the store; `next_id` counts (`State::increment`) and
+//! `claim` claims a name once (`State::set_if_absent`), across replicas too.
 
 use std::time::Duration;
 
@@ -88,4 +89,36 @@ pub(crate) async fn delete_item(
         }
         _ => Err(ctx.fail(DeleteItemError::Declined)),
     }
+}
+
+/// What `next_id` counted.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct NextId {
+    /// The id: one more than the last one given, on any replica sharing the store.
+    id: i64,
+}
+
+/// The next id of a counter shared by every replica (`State::increment` on one key, kept
+/// without a time to live): `{"id": n}`, each call a different `n`.
+#[tool]
+pub(crate) async fn next_id(ctx: &Ctx) -> Result<NextId, ToolError> {
+    Ok(NextId { id: ctx.state().increment("next_id", 1).await? })
+}
+
+/// Whether `claim` won.
+#[derive(Serialize, JsonSchema)]
+pub(crate) struct Claimed {
+    /// `true` for the first caller to claim the name (on any replica), `false` after.
+    won: bool,
+}
+
+/// Claims `name` for good (`State::set_if_absent`, without a time to live): `{"won": true}`
+/// for the first claim of a name, `{"won": false}` for every later one.
+#[tool]
+pub(crate) async fn claim(
+    ctx: &Ctx,
+    /// The name to claim.
+    name: String,
+) -> Result<Claimed, ToolError> {
+    Ok(Claimed { won: ctx.state().set_if_absent(&format!("claim:{name}"), &true, None).await? })
 }

@@ -5,7 +5,7 @@
 //! the caller sent; and arguments valid for the tool's Rust types are never refused.
 //!
 //! The reason is read where the model reads it: the terms line of the error text
-//! (`(reason invalid_arguments · request XXXXX-XXXXX)`, ERRORS.md §6). A tool that declares an
+//! (`(reason invalid_arguments · request XXXXX-XXXXX)`, docs/errors.md#the-envelopes-rules). A tool that declares an
 //! output schema sends no `structuredContent` on errors, so a property that read the reason
 //! from `structuredContent.error.data.reason` would never see such a tool refuse anything.
 //! The structured error of those tools is checked on a twin server built with

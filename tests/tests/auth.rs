@@ -499,9 +499,10 @@ async fn resources_prompts_and_handlers_check_scopes_the_same_way() {
         .resource(scoped::audit_log)
         .prompt(scoped::audit_summary)
         .tool(scoped::export)
+        .local_principal(Principal::default())
         .build()
         .expect("builds");
-    // In-process requests carry no principal: they lack every scope.
+    // In-process requests are from the local principal, here one without scopes.
     let read = server.read_resource("audit://log").await.expect_err("refused");
     assert_eq!(read.code, -32005);
     assert_eq!(read.message, "Insufficient scope: audit_log requires `audit:read`.");
@@ -511,7 +512,7 @@ async fn resources_prompts_and_handlers_check_scopes_the_same_way() {
     assert_eq!(
         data["recovery"]["hint"],
         json!(
-            "This request carries no access token; call it over an authorized connection whose token grants the scope `audit:read`."
+            "This request carries no access token (no authorization is configured for its transport), and the server's local principal lacks the scope `audit:read`; call it over an authorized connection whose token grants it, or ask the server's operator to grant it to local callers (`ServerBuilder::local_principal`)."
         )
     );
     let prompt = server.get_prompt("audit_summary", json!({})).await.expect_err("refused");

@@ -1,4 +1,4 @@
-//! SEP-2145 classification over real pipes (ERRORS.md §1): which failures are tool
+//! SEP-2145 classification over real pipes (docs/errors.md#how-failures-are-classified): which failures are tool
 //! execution errors and what each one says; cancellation; the strict-resolution switch; and
 //! that no response leaks a panic payload, a path or a backtrace.
 

@@ -117,9 +117,10 @@ fn the_handler_sees_what_the_client_declared() {
                "clientInfo": {"name": "probe", "version": "9.1"}}),
     );
     let result = c.call("whoami", json!({}));
-    // Stdio carries no access token: the caller's identity fields are null.
+    // Stdio carries no access token: the caller is the local principal, without identity
+    // fields (it holds every scope without listing any).
     let expected = json!({"name": "probe", "version": "9.1", "capabilities": ["elicitation", "roots", "sampling"],
-                          "subject": null, "client_id": null, "scopes": null, "tenant": null});
+                          "subject": null, "client_id": null, "scopes": [], "tenant": null});
     assert_eq!(
         result,
         json!({"content": [{"type": "text", "text": expected.to_string()}], "structuredContent": expected})

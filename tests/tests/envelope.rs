@@ -1,4 +1,4 @@
-//! The error envelope (ERRORS.md §4, §6) over real pipes, with the fixture tool
+//! The error envelope (docs/errors.md#errors--one-per-failure-mode, #the-envelopes-rules) over real pipes, with the fixture tool
 //! `fetch_items(ids, mode)`: each way a failure leaves a handler, the recovery fill, the
 //! terms line, the request id, the log record, and the in-process call path.
 
@@ -230,7 +230,7 @@ fn the_plain_error_is_logged_with_its_source_chain_but_never_sent() {
     assert!(line.contains("chain=disk says no"), "{line}");
 }
 
-/// Issue 33 item 9 (ERRORS.md §6, "Log record"): a declared failure is an expected outcome,
+/// Issue 33 item 9 (docs/errors.md#the-log-record): a declared failure is an expected outcome,
 /// logged at info; a plain error and a failure the contract does not declare stay at error.
 /// A record has no empty field: no `chain=` without a source, no `reason=` without a reason.
 #[test]

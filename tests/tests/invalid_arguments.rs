@@ -1,4 +1,4 @@
-//! `invalid_arguments` over real pipes (ERRORS.md §5): for each keyword of the table and
+//! `invalid_arguments` over real pipes (docs/errors.md#invalid-arguments-the-detail-and-the-hint): for each keyword of the table and
 //! each hint rule, the whole `content[0].text` and the whole `structuredContent.error` of
 //! a call whose arguments fail the input schema. Also: the handler never runs, integral
 //! floats reach integer parameters, and arguments serde cannot read are refused alike.

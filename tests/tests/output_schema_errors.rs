@@ -1,4 +1,4 @@
-//! ERRORS.md §6, tools that declare an `outputSchema`: their error results carry the envelope
+//! docs/errors.md#the-envelopes-rules, tools that declare an `outputSchema`: their error results carry the envelope
 //! text and `isError` only, never `structuredContent` (clients check it against the output
 //! schema even on errors, and would show their complaint instead of the envelope). Tools
 //! without an output schema keep `structuredContent.error`, and

@@ -1,5 +1,5 @@
 //! The protocol spine over real pipes: the handshake, `tools/list`, successful calls,
-//! concurrency, every protocol-error row of ERRORS.md §1, stdio framing (oversized lines,
+//! concurrency, every protocol-error row of docs/errors.md#how-failures-are-classified, stdio framing (oversized lines,
 //! EOF shutdown, stdout carrying JSON only) and, in-process over `tokio::io::duplex`,
 //! `tools/list` paging.
 

@@ -422,3 +422,128 @@ fn a_redis_that_stops_fails_only_what_needs_it_retryably_until_it_returns() {
     }
     assert!(!server.stderr().contains(KEY));
 }
+
+/// One RESP command to the Redis at `url`, and its reply line (`:-1`, `$5`, …).
+fn redis_command(url: &str, parts: &[&str]) -> String {
+    use std::fmt::Write as _;
+    use std::io::{BufRead, BufReader, Write};
+    let address = url.trim_start_matches("redis://").split('/').next().unwrap_or_default();
+    let mut stream = std::net::TcpStream::connect(address).expect("connect to Redis");
+    let mut command = format!("*{}\r\n", parts.len());
+    for part in parts {
+        let _ = write!(command, "${}\r\n{part}\r\n", part.len());
+    }
+    stream.write_all(command.as_bytes()).expect("send");
+    let mut line = String::new();
+    BufReader::new(stream).read_line(&mut line).expect("reply");
+    line.trim_end().to_owned()
+}
+
+#[test]
+fn two_replicas_count_and_claim_as_one() {
+    let redis = Redis::shared();
+    let (a, b) = replicas(&redis.url());
+    let (port_a, port_b) = (a.http_port().expect("port"), b.http_port().expect("port"));
+
+    // 200 concurrent increments over both replicas: 200 distinct ids, one after another.
+    let calls: Vec<_> = (0..200)
+        .map(|i| {
+            let port = if i % 2 == 0 { port_a } else { port_b };
+            std::thread::spawn(move || post(port, &modern_call(i, "next_id", json!({}), &json!({}))))
+        })
+        .collect();
+    let mut ids: Vec<i64> = calls
+        .into_iter()
+        .map(|t| {
+            let answer = t.join().expect("a call");
+            answer["result"]["structuredContent"]["id"].as_i64().unwrap_or_else(|| panic!("no id: {answer}"))
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 200, "200 distinct ids");
+    assert_eq!(ids[199] - ids[0], 199, "and no gaps: {ids:?}");
+
+    // One name claimed from both replicas at once: exactly one wins.
+    let name = unique("claim");
+    let claims: Vec<_> = (0..20)
+        .map(|i| {
+            let port = if i % 2 == 0 { port_a } else { port_b };
+            let call = modern_call(1000 + i, "claim", json!({"name": name}), &json!({}));
+            std::thread::spawn(move || post(port, &call))
+        })
+        .collect();
+    let won: Vec<bool> = claims
+        .into_iter()
+        .map(|t| {
+            let answer = t.join().expect("a claim");
+            answer["result"]["structuredContent"]["won"].as_bool().unwrap_or_else(|| panic!("no won: {answer}"))
+        })
+        .collect();
+    assert_eq!(won.iter().filter(|w| **w).count(), 1, "{won:?}");
+
+    // The claim and the counter have no time to live; a value with one next to them expires,
+    // they stay (the longest TTL this test uses: 1 s).
+    let key = format!("mcp:fixture-server::claim:{name}");
+    assert_eq!(redis_command(&redis.url(), &["PTTL", &key]), ":-1", "no expiry");
+    assert_eq!(redis_command(&redis.url(), &["PTTL", "mcp:fixture-server::next_id"]), ":-1", "no expiry");
+    let timed = unique("timed");
+    assert_eq!(redis_command(&redis.url(), &["SET", &timed, "1", "PX", "1000"]), "+OK");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(redis_command(&redis.url(), &["EXISTS", &timed]), ":0", "the timed value expired");
+    let again = post(port_b, &modern_call(2000, "claim", json!({"name": name}), &json!({})));
+    assert_eq!(again["result"]["structuredContent"], json!({"won": false}), "{again}");
+    let next = post(port_a, &modern_call(2001, "next_id", json!({}), &json!({})));
+    assert_eq!(next["result"]["structuredContent"]["id"], json!(ids[199] + 1), "{next}");
+}
+
+/// `increment`, `set_if_absent`, `compare_and_set` and values without a TTL through the
+/// scoped `State` handle of a test context, on each backend; an app keeps an `Arc` of the
+/// store it registers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_state_handle_counts_claims_and_keeps_values_without_a_ttl_on_each_backend() {
+    let redis = Redis::shared();
+    let redis_store = Arc::new(mcp_runtime::RedisStore::open(&redis.url()).expect("a Redis URL"));
+    let backends: Vec<Arc<dyn StateStore>> = vec![Arc::new(MemoryStore::new()), redis_store];
+    for store in backends {
+        let namespace = unique("counting");
+        let server = mcp_tests::fixture::builder(false)
+            .state_namespace(namespace.clone())
+            .state_store(Arc::clone(&store))
+            .build()
+            .expect("builds");
+        let key = |name: &str| format!("mcp:{namespace}::{name}");
+        let calls: Vec<_> = (0..200)
+            .map(|_| {
+                let server = server.clone();
+                tokio::spawn(async move { server.call("next_id", json!({})).await })
+            })
+            .collect();
+        let mut ids = Vec::new();
+        for call in calls {
+            let result = call.await.expect("a call");
+            ids.push(result.structured_content.and_then(|v| v["id"].as_i64()).expect("an id"));
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 200);
+        // The app's own handle sees the same counter, unexpiring.
+        let counter = store.get(&key("next_id")).await.expect("get").expect("the counter");
+        assert_eq!(counter, ids[199].to_string());
+        // A value that is not a number cannot be incremented: the server's bug, not an outage.
+        store.set(&key("text"), "\"x\"".into(), Duration::from_secs(60)).await.expect("set");
+        let err = store.increment(&key("text"), 1).await.expect_err("not a number");
+        assert!(err.is_bad_value(), "{err}");
+        // Without a TTL, set and compare-and-set keep the value past a short TTL's expiry.
+        store.set(&key("short"), "1".into(), Duration::from_millis(200)).await.expect("set");
+        store.set(&key("kept"), "1".into(), mcp_runtime::NO_TTL).await.expect("set");
+        assert!(store.compare_and_set(&key("cas"), None, "1".into(), mcp_runtime::NO_TTL).await.expect("cas"));
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert_eq!(store.get(&key("short")).await.expect("get"), None);
+        assert_eq!(store.get(&key("kept")).await.expect("get").as_deref(), Some("1"));
+        assert_eq!(store.get(&key("cas")).await.expect("get").as_deref(), Some("1"));
+        for name in ["next_id", "text", "kept", "cas"] {
+            store.delete(&key(name)).await.expect("delete");
+        }
+    }
+}

@@ -115,8 +115,10 @@ pub trait TokenValidator: Send + Sync + 'static {
 /// The server as an OAuth 2.1 protected resource: every HTTP request needs a valid bearer
 /// token; `/.well-known/oauth-protected-resource` (and its form suffixed with the resource's
 /// path) describes the resource; refusals carry `WWW-Authenticate` challenges. Register with
-/// [`ServerBuilder::authorization`](crate::ServerBuilder::authorization). Stdio is not affected
-/// (a local process is authorized by whoever starts it).
+/// [`ServerBuilder::authorization`](crate::ServerBuilder::authorization). It guards HTTP only:
+/// stdio and in-process requests are from the server's local principal
+/// ([`ServerBuilder::local_principal`](crate::ServerBuilder::local_principal); by default it
+/// holds every scope).
 #[derive(Clone)]
 // `authorization_servers` is RFC 9728's name for it.
 #[allow(clippy::struct_field_names)]

@@ -1,6 +1,7 @@
 //! Who is calling: the principal an authorization layer found for a request (the HTTP
-//! transport's bearer-token check, or the author's own middleware), its scopes, and the
-//! failure of a call that lacks some.
+//! transport's bearer-token check, or the author's own middleware), or the server's local
+//! principal where no authorization is configured; its scopes, and the failure of a call that
+//! lacks some.
 
 use mcp_core::{ErrorCode, ToolError};
 use serde_json::{Map, Value};
@@ -15,7 +16,15 @@ pub(crate) const INSUFFICIENT_SCOPE: &str = "insufficient_scope";
 /// validated token; behind your own authentication, insert one into the request's extensions
 /// (`request.extensions_mut().insert(principal)`) in a middleware in front of
 /// `Server::http_router`. Handlers read it with
-/// [`Ctx::principal`](crate::Ctx::principal). Stdio and unauthenticated HTTP have none.
+/// [`Ctx::principal`](crate::Ctx::principal).
+///
+/// A request that arrives where no authorization is configured (stdio, in-process calls,
+/// HTTP without `ServerBuilder::authorization` (feature `http`), when
+/// no middleware put a principal in the request) is from the server's **local principal**:
+/// [`Principal::local`] unless
+/// [`ServerBuilder::local_principal`](crate::ServerBuilder::local_principal) sets a narrower
+/// one. Declared `scopes(..)`, `ctx.require_scopes(..)`, `hide_unauthorized_tools` and scoped
+/// resources and prompts apply to it as to a token's principal.
 ///
 /// ```
 /// use mcp_runtime::Principal;
@@ -36,6 +45,10 @@ pub struct Principal {
     tenant: Option<String>,
     scopes: Vec<String>,
     claims: Map<String, Value>,
+    /// Holds every scope, whatever a check asks for (the default local principal).
+    every_scope: bool,
+    /// The server's local principal (set by the builder), not a token's.
+    local: bool,
 }
 
 /// Claims that name the OAuth client, in the order they are read: RFC 9068 `client_id`, then
@@ -79,7 +92,51 @@ impl Principal {
             tenant: text(TENANT_CLAIMS),
             scopes,
             claims,
+            every_scope: false,
+            local: false,
         }
+    }
+
+    /// The default local principal: no subject, client or tenant, holding every scope. It is
+    /// the caller of every request that arrives where no authorization is configured (stdio,
+    /// in-process, HTTP without `authorization`), unless
+    /// [`ServerBuilder::local_principal`](crate::ServerBuilder::local_principal) sets another.
+    ///
+    /// ```
+    /// use mcp_runtime::Principal;
+    ///
+    /// let local = Principal::local();
+    /// assert!(local.is_local() && local.holds_every_scope());
+    /// assert!(local.has_scope("notes:admin"));
+    /// assert_eq!(local.subject(), None);
+    /// ```
+    pub fn local() -> Self {
+        Principal { every_scope: true, local: true, ..Principal::default() }
+    }
+
+    /// Makes this principal hold every scope, whatever a check asks for (its
+    /// [`scopes`](Self::scopes) list stays as set).
+    #[must_use]
+    pub fn with_every_scope(mut self) -> Self {
+        self.every_scope = true;
+        self
+    }
+
+    /// Whether this principal holds every scope ([`Principal::local`] does).
+    pub fn holds_every_scope(&self) -> bool {
+        self.every_scope
+    }
+
+    /// Whether this is the server's local principal (the caller of a request that arrives
+    /// where no authorization is configured), not one an authorization layer found.
+    pub fn is_local(&self) -> bool {
+        self.local
+    }
+
+    /// This principal, marked as the server's local one.
+    pub(crate) fn into_local(mut self) -> Self {
+        self.local = true;
+        self
     }
 
     /// Sets the OAuth client the token was issued to.
@@ -130,9 +187,10 @@ impl Principal {
         &self.scopes
     }
 
-    /// Whether `scope` was granted.
+    /// Whether `scope` was granted (always, for a principal that
+    /// [holds every scope](Self::holds_every_scope)).
     pub fn has_scope(&self, scope: &str) -> bool {
-        self.scopes.iter().any(|s| s == scope)
+        self.every_scope || self.scopes.iter().any(|s| s == scope)
     }
 
     /// Every claim of the token (empty for a principal built by hand without them).
@@ -161,11 +219,11 @@ impl Principal {
 }
 
 /// The binding of a request's principal ([`Principal::binding`]); the empty string when the
-/// request has none (stdio, in-process, unauthenticated HTTP), which no principal's binding
-/// equals.
+/// request has none or is from the local principal (stdio, in-process, unauthenticated HTTP),
+/// which no token's principal's binding equals.
 #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
 pub(crate) fn binding(principal: Option<&Principal>) -> String {
-    principal.map(Principal::binding).unwrap_or_default()
+    principal.filter(|p| !p.local).map(Principal::binding).unwrap_or_default()
 }
 
 /// Who a caller is for the limits one caller may not exceed (its HTTP sessions, its consent
@@ -202,7 +260,12 @@ pub(crate) fn require(principal: Option<&Principal>, required: &[&str], name: &s
     let list = |scopes: &[&str]| scopes.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
     let (noun, them) = if missing.len() == 1 { ("scope", "it") } else { ("scopes", "them") };
     let message = format!("Insufficient scope: {name} requires {}.", list(required));
-    let hint = if principal.is_some() {
+    let hint = if principal.is_some_and(Principal::is_local) {
+        format!(
+            "This request carries no access token (no authorization is configured for its transport), and the server's local principal lacks the {noun} {}; call it over an authorized connection whose token grants {them}, or ask the server's operator to grant {them} to local callers (`ServerBuilder::local_principal`).",
+            list(&missing)
+        )
+    } else if principal.is_some() {
         format!(
             "The access token lacks the {noun} {}; obtain a token that grants {them} (re-authorize with the {noun} requested), then retry.",
             list(&missing)
@@ -260,5 +323,18 @@ mod tests {
         assert_eq!(err.code(), ErrorCode::Forbidden);
         assert_eq!(err.message_str(), "Insufficient scope: t requires `notes:read`, `notes:write`.");
         assert!(require(None, &["x"], "t").is_err());
+    }
+
+    #[test]
+    fn the_local_principal_holds_what_it_is_given() {
+        let every = Principal::local();
+        assert!(require(Some(&every), &["a", "b"], "t").is_ok());
+        assert!(grants(Some(&every), &["a"]));
+        assert_eq!(binding(Some(&every)), "");
+        let narrow = Principal::default().with_scopes(["a"]).into_local();
+        assert!(require(Some(&narrow), &["a"], "t").is_ok());
+        let err = require(Some(&narrow), &["a", "b"], "t").unwrap_err();
+        assert!(err.hint_str().is_some_and(|h| h.contains("local principal lacks the scope `b`")), "{err:?}");
+        assert!(!grants(Some(&narrow), &["b"]));
     }
 }

@@ -234,7 +234,9 @@ impl<R: Contract> Ctx<R> {
             tool: "for_test",
             request_id: RequestId::generate(),
             started: Instant::now(),
-            channel: Arc::new(Channel::new(None, None)),
+            channel: Arc::new(
+                Channel::new(None, None).with_local(Some(Arc::new(crate::auth::principal::Principal::local()))),
+            ),
             client: Client::Legacy(Arc::default()),
             stores: Arc::default(),
             operation: Operation::named("tools/call", "for_test"),
@@ -581,15 +583,20 @@ impl<R> Ctx<R> {
     /// Who is calling: the principal of the request's access token, when the server checks
     /// tokens (`ServerBuilder::authorization`, feature `http`) or a
     /// middleware in front of the HTTP endpoint put a [`Principal`] in the request's
-    /// extensions. `None` on stdio, in-process, and over HTTP without authorization.
+    /// extensions. Where no authorization is configured (stdio, in-process, HTTP without
+    /// authorization), the server's local principal
+    /// ([`ServerBuilder::local_principal`](crate::ServerBuilder::local_principal); default
+    /// [`Principal::local`], holding every scope; [`Principal::is_local`] tells it apart).
+    /// `None` only over HTTP with authorization, for a request without a token (which never
+    /// reaches a handler).
     pub fn principal(&self) -> Option<&Principal> {
         self.info.channel.principal()
     }
 
-    /// Fails the call unless the caller's token grants every scope of `scopes`, with the same
-    /// failure as a `scopes(..)` declaration: reason `insufficient_scope`, code `Forbidden`,
-    /// not retryable, a hint naming the missing scopes. A request without a principal lacks
-    /// them all. Use it with `?` where a scope depends on the arguments:
+    /// Fails the call unless the caller ([`Ctx::principal`]: a token's principal, or the
+    /// local one) holds every scope of `scopes`, with the same failure as a `scopes(..)`
+    /// declaration: reason `insufficient_scope`, code `Forbidden`, not retryable, a hint
+    /// naming the missing scopes. Use it with `?` where a scope depends on the arguments:
     ///
     /// ```
     /// # use mcp_runtime::prelude::*;

@@ -138,7 +138,9 @@ impl<'a> HookRequest<'a> {
         self.arguments
     }
 
-    /// Who is calling, when an authorization layer said so (never on stdio).
+    /// Who is calling: the principal an authorization layer found, else the server's local
+    /// principal where no authorization is configured (stdio, in-process, HTTP without
+    /// `authorization`: see [`ServerBuilder::local_principal`](crate::ServerBuilder::local_principal)).
     pub fn principal(&self) -> Option<&Principal> {
         self.channel.principal()
     }
@@ -172,7 +174,7 @@ impl<'a> HookRequest<'a> {
     /// Who the caller is, for per-caller limits: the principal when there is one, else the
     /// 2025 HTTP session, else the client's address (HTTP), else the connection (stdio).
     pub fn caller(&self) -> CallerKey {
-        if let Some(principal) = self.channel.principal() {
+        if let Some(principal) = self.channel.authenticated() {
             return CallerKey::Principal(principal.binding());
         }
         if let Some(session) = self.channel.session() {

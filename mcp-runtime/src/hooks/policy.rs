@@ -52,7 +52,7 @@ impl Hook for PolicyHook {
     }
 }
 
-/// `tool_unavailable`: a disabled tool, or one a policy refuses (ERRORS.md §1).
+/// `tool_unavailable`: a disabled tool, or one a policy refuses (docs/errors.md#how-failures-are-classified).
 pub(crate) fn unavailable(name: &str, reason: Option<&str>, hint: Option<&str>) -> ToolError {
     let mut message = format!("Tool unavailable: {name}.");
     if let Some(reason) = reason {

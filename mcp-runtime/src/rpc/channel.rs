@@ -24,6 +24,9 @@ pub(crate) struct Channel {
     /// Who sent the request: the principal the HTTP request carries in its extensions (put
     /// there by the transport's token check, or by the author's middleware); none on stdio.
     principal: Option<Principal>,
+    /// The server's local principal, the sender when `principal` is none and no
+    /// authorization is configured for the transport.
+    local: Option<Arc<Principal>>,
     /// The 2025 HTTP session the request belongs to.
     session: Option<Arc<str>>,
     /// The stdio connection (a number of this process), 0 elsewhere.
@@ -50,7 +53,7 @@ pub enum Transport {
 impl Channel {
     pub(crate) fn new(out: Option<Arc<Outbox>>, http: Option<Arc<http::request::Parts>>) -> Self {
         let principal = http.as_ref().and_then(|parts| parts.extensions.get::<Principal>().cloned());
-        Channel { out, http, answers: true, principal, session: None, connection: 0, in_process: false }
+        Channel { out, http, answers: true, principal, local: None, session: None, connection: 0, in_process: false }
     }
 
     /// The channel of an in-process request (`Server::call`): its answer is written to
@@ -92,13 +95,25 @@ impl Channel {
         self.connection
     }
 
-    /// Makes `principal` the sender of the requests (a test context's).
+    /// Makes `local` the sender of the requests that carry no principal.
+    pub(crate) fn with_local(mut self, local: Option<Arc<Principal>>) -> Self {
+        self.local = local;
+        self
+    }
+
+    /// Makes `principal` the sender of the requests (a test context's or client's).
     pub(crate) fn set_principal(&mut self, principal: Principal) {
         self.principal = Some(principal);
     }
 
-    /// Who sent the request, when an authorization layer said so.
+    /// Who sent the request: the principal an authorization layer found, else the server's
+    /// local principal where no authorization is configured.
     pub(crate) fn principal(&self) -> Option<&Principal> {
+        self.principal.as_ref().or(self.local.as_deref())
+    }
+
+    /// The principal an authorization layer found (or a test gave), not the local one.
+    pub(crate) fn authenticated(&self) -> Option<&Principal> {
         self.principal.as_ref()
     }
 
@@ -125,7 +140,7 @@ impl Channel {
 
     /// Who sent the request, for per-caller limits ([`crate::auth::principal::client_key`]).
     pub(crate) fn caller(&self) -> String {
-        crate::auth::principal::client_key(self.principal(), self.peer())
+        crate::auth::principal::client_key(self.authenticated(), self.peer())
     }
 
     /// Queues an answer.

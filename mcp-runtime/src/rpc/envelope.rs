@@ -1,4 +1,4 @@
-//! The error envelope (ERRORS.md §6): one failure, said the same way in `content[0].text`
+//! The error envelope (docs/errors.md#the-envelopes-rules): one failure, said the same way in `content[0].text`
 //! and in `structuredContent.error`. Also the recovery fill and the failure's log record,
 //! which happen here, in this order, for every tool execution error.
 
@@ -140,7 +140,7 @@ fn with_causes(error: ToolError, cap: usize) -> ToolError {
 
 /// The failure's log record; `code` is the one sent when it differs from the error's own.
 ///
-/// Level (ERRORS.md §6, "Log record"): the entry's `severity` when declared; else a declared
+/// Level (docs/errors.md#the-log-record): the entry's `severity` when declared; else a declared
 /// failure (its reason is in the contract: an expected outcome) at info, a framework refusal
 /// at info, and anything else (plain errors, undeclared failures, panics, timeouts, invalid
 /// output) at error. A field without a value (no reason, no source chain) is left out, not

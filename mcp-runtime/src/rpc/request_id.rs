@@ -1,5 +1,5 @@
 //! Request ids: `XXXXX-XXXXX` from `A-Z0-9`, drawn from the OS's cryptographic source
-//! (ERRORS.md §6). Random bytes are fetched 4 KiB at a time, so a call costs no syscall.
+//! (docs/errors.md#the-envelopes-rules). Random bytes are fetched 4 KiB at a time, so a call costs no syscall.
 
 use std::fmt;
 use std::sync::Mutex;

@@ -212,13 +212,17 @@ impl ServerBuilder {
     /// in (default: a [`MemoryStore`](crate::MemoryStore) of this process). Replicas that
     /// share one store (Redis: `RedisStore`, feature `redis`) behave as one: with a
     /// `RedisStore`, the events listeners hear (list changes, resource updates, task changes)
-    /// travel between them over Redis pub/sub too.
+    /// travel between them over Redis pub/sub too. To keep a handle to the store, give it an
+    /// `Arc::clone` (`StateStore` is implemented for `Arc<S>`, and for `Box<dyn StateStore>`).
     pub fn state_store<S: StateStore>(mut self, store: S) -> Self {
         #[cfg(feature = "redis")]
         {
             let any: &dyn std::any::Any = &store;
-            self.link_to =
-                any.downcast_ref::<crate::state::redis::RedisStore>().map(crate::state::redis::RedisStore::link_to);
+            // A `RedisStore`, or an `Arc` of one the app keeps a handle to.
+            self.link_to = any
+                .downcast_ref::<crate::state::redis::RedisStore>()
+                .or_else(|| any.downcast_ref::<Arc<crate::state::redis::RedisStore>>().map(|s| &**s))
+                .map(crate::state::redis::RedisStore::link_to);
         }
         self.store = Ok(Some(Arc::new(store)));
         self
@@ -424,6 +428,42 @@ impl ServerBuilder {
     /// `cacheScope` private.
     pub fn hide_unauthorized_tools(mut self, hide: bool) -> Self {
         self.options.hide_unauthorized_tools = hide;
+        self
+    }
+
+    /// The caller of every request that arrives where no authorization is configured: stdio,
+    /// in-process calls ([`Server::call`], `Server::connect`, `TestClient`), and HTTP without
+    /// `authorization` (feature `http`) when no middleware put a [`Principal`](crate::Principal) in the
+    /// request. Default [`Principal::local`](crate::Principal::local), which holds every scope: a local process is
+    /// authorized by whoever starts it. Declared `scopes(..)`, `ctx.require_scopes(..)`,
+    /// [`hide_unauthorized_tools`](Self::hide_unauthorized_tools) and scoped resources and
+    /// prompts apply to it as to a token's principal, so a narrower one limits what local
+    /// callers may do:
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// /// Deletes a note.
+    /// #[tool(scopes("notes:write"))]
+    /// fn delete_note(name: String) -> Result<String, ToolError> {
+    ///     Ok(format!("deleted {name}"))
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
+    /// let server = Server::builder("notes", "1.0.0")
+    ///     .tool(delete_note)
+    ///     .local_principal(Principal::new("operator").with_scopes(["notes:read"]))
+    ///     .build()?;
+    /// let out = server.call("delete_note", serde_json::json!({"name": "n1"})).await;
+    /// assert_eq!(out.is_error, Some(true)); // the local principal lacks `notes:write`
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Behind your own HTTP authentication (a middleware that inserts a `Principal`), set a
+    /// local principal without scopes, `Principal::default()`, so that a request it lets
+    /// through without one holds none.
+    pub fn local_principal(mut self, principal: crate::Principal) -> Self {
+        self.options.local_principal = std::sync::Arc::new(principal.into_local());
         self
     }
 

@@ -36,12 +36,12 @@ struct Descriptor<'a> {
 ///
 /// Its value is an array with one object per declared reason, in the order of the contract
 /// table (a tool's own `#[errors(...)]`, then its shared contract's), each with the members
-/// a failure of that reason carries (ERRORS.md §4):
+/// a failure of that reason carries (docs/errors.md#errors--one-per-failure-mode):
 ///
 /// | member | type | what |
 /// |---|---|---|
 /// | `reason` | string | `data.reason` of the failure |
-/// | `code` | integer | `structuredContent.error.code` (ERRORS.md §2) |
+/// | `code` | integer | `structuredContent.error.code` (docs/errors.md#codes) |
 /// | `retryable` | boolean, only when declared | `data.retryable` |
 /// | `when` | string | when it happens: the failure's default message |
 /// | `recovery` | string | the caller's next move: the failure's recovery hint |

@@ -26,6 +26,9 @@ pub(crate) struct Options {
     pub(crate) cache_scope: CacheScope,
     /// `tools/list` leaves out the tools whose scopes the caller lacks.
     pub(crate) hide_unauthorized_tools: bool,
+    /// The caller of requests that arrive where no authorization is configured (marked
+    /// local).
+    pub(crate) local_principal: std::sync::Arc<crate::auth::principal::Principal>,
     /// Unredeemed consent records one caller may hold.
     pub(crate) consents_per_caller: usize,
     /// `tools/list` carries each tool's declared failure modes in its `_meta`
@@ -34,6 +37,20 @@ pub(crate) struct Options {
     /// How `#[tool(task = ..)]` tools' tasks behave.
     pub(crate) tasks: crate::tasks::Settings,
     pub(crate) http: HttpOptions,
+}
+
+impl Options {
+    /// The local principal of a request that came over HTTP (`http`) or not: none over HTTP
+    /// with authorization configured (every request there carries a token's principal).
+    #[cfg_attr(not(feature = "http"), allow(clippy::unnecessary_wraps))] // `None` over HTTP
+    pub(crate) fn local_principal(&self, http: bool) -> Option<std::sync::Arc<crate::auth::principal::Principal>> {
+        #[cfg(feature = "http")]
+        if http && self.http.authorization.is_some() {
+            return None;
+        }
+        let _ = http;
+        Some(std::sync::Arc::clone(&self.local_principal))
+    }
 }
 
 impl Default for Options {
@@ -54,6 +71,7 @@ impl Default for Options {
             cache_ttl_ms: 0,
             cache_scope: CacheScope::Private,
             hide_unauthorized_tools: false,
+            local_principal: std::sync::Arc::new(crate::auth::principal::Principal::local()),
             consents_per_caller: crate::state::store::DEFAULT_CONSENTS_PER_CALLER,
             list_failures: true,
             tasks: crate::tasks::Settings::default(),

@@ -17,7 +17,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::state::bus::{Event, Link as BusLink};
-use crate::state::store::{BoxFuture, StateStore, StoreError};
+use crate::state::store::{BoxFuture, NO_TTL, StateStore, StoreError};
 
 /// How long one command may take, connecting included, before it fails as unavailable.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(3);
@@ -135,6 +135,9 @@ impl StateStore for RedisStore {
     }
 
     fn set<'a>(&'a self, key: &'a str, value: String, ttl: Duration) -> BoxFuture<'a, Result<(), StoreError>> {
+        if ttl == NO_TTL {
+            return Box::pin(self.run(redis::cmd("SET").arg(key).arg(value).clone()));
+        }
         // At least one millisecond: `PX 0` is an error, not "expire at once".
         let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
         Box::pin(self.run(redis::cmd("SET").arg(key).arg(value).arg("PX").arg(ms).clone()))
@@ -175,7 +178,8 @@ impl StateStore for RedisStore {
         value: String,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        // 0: no expiry (`NO_TTL`).
+        let ms = if ttl == NO_TTL { 0 } else { u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1) };
         let command = redis::cmd("EVAL")
             .arg(COMPARE_AND_SET)
             .arg(1)
@@ -187,10 +191,41 @@ impl StateStore for RedisStore {
             .clone();
         Box::pin(async move { Ok(self.run::<i64>(command).await? == 1) })
     }
+
+    fn increment<'a>(&'a self, key: &'a str, by: i64) -> BoxFuture<'a, Result<i64, StoreError>> {
+        Box::pin(self.increment_by(key, by))
+    }
 }
 
+// `increment`: one `INCRBY`, in a script so that a value it cannot add to comes back as an
+// answer (a bad value), not as a failed command (an unavailable store).
+impl RedisStore {
+    async fn increment_by(&self, key: &str, by: i64) -> Result<i64, StoreError> {
+        let command = redis::cmd("EVAL").arg(INCREMENT).arg(1).arg(key).arg(by).clone();
+        match self.run::<(i64, redis::Value)>(command).await? {
+            (1, redis::Value::Int(sum)) => Ok(sum),
+            (_, why) => {
+                let why = match why {
+                    redis::Value::BulkString(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                    redis::Value::SimpleString(text) => text,
+                    other => format!("{other:?}"),
+                };
+                Err(StoreError::bad_value("redis", format!("`{key}` cannot be incremented: {why}")))
+            }
+        }
+    }
+}
+
+/// `INCRBY KEYS[1] ARGV[1]`: `{1, sum}`, or `{0, why}` for a value that is not an integer or a
+/// sum past 64 bits. `INCRBY` keeps the key's time to live; a key it creates has none.
+const INCREMENT: &str = r"
+local ok, sum = pcall(redis.call, 'INCRBY', KEYS[1], ARGV[1])
+if ok then return {1, sum} end
+return {0, tostring(sum.err or sum)}
+";
+
 /// `compare_and_set` as one script: `ARGV[1]` says whether a value is expected (`ARGV[2]`);
-/// the key is set to `ARGV[3]` for `ARGV[4]` ms only when what it holds is that value (or
+/// the key is set to `ARGV[3]` for `ARGV[4]` ms (0: for ever) only when what it holds is that value (or
 /// nothing, when none is expected). A missing key reads as `false` in Lua.
 const COMPARE_AND_SET: &str = r"
 local current = redis.call('GET', KEYS[1])
@@ -199,7 +234,11 @@ if ARGV[1] == '1' then
 elseif current then
   return 0
 end
-redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+if ARGV[4] == '0' then
+  redis.call('SET', KEYS[1], ARGV[3])
+else
+  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+end
 return 1
 ";
 

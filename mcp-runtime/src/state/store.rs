@@ -26,7 +26,13 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 ///
 /// `compare_and_set` is what records that several replicas change (the tasks of
 /// `#[tool(task = ..)]` tools) are written with: read, change, write back only if nobody
-/// wrote in between, else read again.
+/// wrote in between, else read again. `increment` must be atomic too (Redis: one `INCRBY`);
+/// its provided implementation is a `compare_and_set` loop.
+///
+/// A `ttl` of [`Duration::MAX`] ([`NO_TTL`]) asks for a value that never expires.
+///
+/// The store a server registers can stay the app's too: `StateStore` is implemented for
+/// `Arc<S>` and `Box<S>` (so `Box<dyn StateStore>`), so give the builder an `Arc::clone`.
 pub trait StateStore: Send + Sync + 'static {
     /// The value of `key`, if it is live.
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>>;
@@ -48,6 +54,100 @@ pub trait StateStore: Send + Sync + 'static {
         value: String,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, StoreError>>;
+    /// Adds `by` to the integer `key` holds (absent or expired: 0) atomically, and gives the
+    /// sum: of concurrent increments, each sees a different one. The key keeps its time to
+    /// live; one it creates never expires. A value that is not an integer, or a sum past
+    /// `i64`, fails with [`StoreError::bad_value`].
+    ///
+    /// Provided: a [`compare_and_set`](Self::compare_and_set) loop, which gives a key it
+    /// changes no time to live. Stores with an atomic increment override it.
+    fn increment<'a>(&'a self, key: &'a str, by: i64) -> BoxFuture<'a, Result<i64, StoreError>> {
+        Box::pin(async move {
+            loop {
+                let current = self.get(key).await?;
+                let sum = add(key, current.as_deref(), by)?;
+                if self.compare_and_set(key, current.as_deref(), sum.to_string(), NO_TTL).await? {
+                    return Ok(sum);
+                }
+            }
+        })
+    }
+}
+
+/// The `ttl` of a value that never expires.
+pub const NO_TTL: Duration = Duration::MAX;
+
+/// `by` added to the integer `current` holds (none: 0), or why not.
+fn add(key: &str, current: Option<&str>, by: i64) -> Result<i64, StoreError> {
+    let now = match current {
+        None => 0,
+        Some(text) => text
+            .trim()
+            .parse::<i64>()
+            .map_err(|_| StoreError::bad_value("value", format!("`{key}` does not hold an integer")))?,
+    };
+    now.checked_add(by).ok_or_else(|| StoreError::bad_value("value", format!("`{key}` plus {by} overflows i64")))
+}
+
+// A store the app keeps a handle to, or one chosen at run time.
+impl<S: StateStore + ?Sized> StateStore for Arc<S> {
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
+        (**self).get(key)
+    }
+    fn set<'a>(&'a self, key: &'a str, value: String, ttl: Duration) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).set(key, value, ttl)
+    }
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).delete(key)
+    }
+    fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
+        (**self).list(prefix)
+    }
+    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
+        (**self).take(key)
+    }
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a str>,
+        value: String,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).compare_and_set(key, expected, value, ttl)
+    }
+    fn increment<'a>(&'a self, key: &'a str, by: i64) -> BoxFuture<'a, Result<i64, StoreError>> {
+        (**self).increment(key, by)
+    }
+}
+
+impl<S: StateStore + ?Sized> StateStore for Box<S> {
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
+        (**self).get(key)
+    }
+    fn set<'a>(&'a self, key: &'a str, value: String, ttl: Duration) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).set(key, value, ttl)
+    }
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).delete(key)
+    }
+    fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
+        (**self).list(prefix)
+    }
+    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
+        (**self).take(key)
+    }
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a str>,
+        value: String,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).compare_and_set(key, expected, value, ttl)
+    }
+    fn increment<'a>(&'a self, key: &'a str, by: i64) -> BoxFuture<'a, Result<i64, StoreError>> {
+        (**self).increment(key, by)
+    }
 }
 
 /// A state store that did not answer: unreachable, timed out, or refused the command. The
@@ -57,12 +157,26 @@ pub trait StateStore: Send + Sync + 'static {
 pub struct StoreError {
     backend: &'static str,
     detail: String,
+    /// The store answered: the stored value does not allow the operation.
+    bad_value: bool,
 }
 
 impl StoreError {
     /// A failure of `backend` ("redis", "memory", or a custom store's name).
     pub fn new(backend: &'static str, detail: impl Into<String>) -> Self {
-        StoreError { backend, detail: detail.into() }
+        StoreError { backend, detail: detail.into(), bad_value: false }
+    }
+
+    /// The store answered, but the value a key holds does not allow the operation (an
+    /// increment of a value that is not an integer, or past `i64`): the server's bug, not an
+    /// outage, so not worth a retry.
+    pub fn bad_value(backend: &'static str, detail: impl Into<String>) -> Self {
+        StoreError { backend, detail: detail.into(), bad_value: true }
+    }
+
+    /// Whether this is a [`bad_value`](Self::bad_value) failure.
+    pub fn is_bad_value(&self) -> bool {
+        self.bad_value
     }
 }
 
@@ -151,6 +265,23 @@ impl StateStore for MemoryStore {
             entries.insert(key.to_owned(), Entry { value, expires });
         }
         Box::pin(std::future::ready(Ok(set)))
+    }
+
+    fn increment<'a>(&'a self, key: &'a str, by: i64) -> BoxFuture<'a, Result<i64, StoreError>> {
+        // One lock around the read and the write; the key keeps its expiry.
+        let mut entries = self.entries();
+        let live = entries.get_mut(key).filter(|e| e.live());
+        let sum = add(key, live.as_ref().map(|e| e.value.as_str()), by);
+        if let Ok(sum) = sum {
+            if let Some(entry) = live {
+                entry.value = sum.to_string();
+            } else {
+                let now = tokio::time::Instant::now();
+                let expires = now.checked_add(NO_TTL).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400));
+                entries.insert(key.to_owned(), Entry { value: sum.to_string(), expires });
+            }
+        }
+        Box::pin(std::future::ready(sum))
     }
 }
 
@@ -247,15 +378,100 @@ impl<'a> State<'a> {
         }
     }
 
-    /// Sets `key` to `value` for `ttl`.
-    pub async fn set<T: Serialize + ?Sized>(&self, key: &str, value: &T, ttl: Duration) -> Result<(), ToolError> {
-        let text = serde_json::to_string(value).map_err(|e| {
-            ToolError::internal("The server could not store a value.")
-                .reason("state_unreadable")
-                .retryable(false)
-                .with_source(e)
-        })?;
-        self.store.set(&self.key(key), text, ttl).await.map_err(unavailable)
+    /// Sets `key` to `value` for `ttl`: a [`Duration`], or `None` for a value that never
+    /// expires (kept until deleted).
+    pub async fn set<T: Serialize + ?Sized>(
+        &self,
+        key: &str,
+        value: &T,
+        ttl: impl Into<Option<Duration>>,
+    ) -> Result<(), ToolError> {
+        let text = write(value)?;
+        self.store.set(&self.key(key), text, ttl.into().unwrap_or(NO_TTL)).await.map_err(unavailable)
+    }
+
+    /// Sets `key` to `value` (for `ttl`, or `None`: for ever) only if it holds no live value,
+    /// atomically: of concurrent callers on any replica sharing the store, exactly one gets
+    /// `true`. For unique names, first-come claims, one-time setup.
+    ///
+    /// ```
+    /// # use mcp_runtime::prelude::*;
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), ToolError> {
+    /// # let ctx: Ctx = Ctx::for_test();
+    /// let state = ctx.state();
+    /// assert!(state.set_if_absent("title:Launch", &"ISS-1", None).await?);
+    /// assert!(!state.set_if_absent("title:Launch", &"ISS-2", None).await?); // taken
+    /// assert_eq!(state.get::<String>("title:Launch").await?.as_deref(), Some("ISS-1"));
+    /// # Ok(()) }
+    /// ```
+    pub async fn set_if_absent<T: Serialize + ?Sized>(
+        &self,
+        key: &str,
+        value: &T,
+        ttl: impl Into<Option<Duration>>,
+    ) -> Result<bool, ToolError> {
+        let text = write(value)?;
+        let ttl = ttl.into().unwrap_or(NO_TTL);
+        self.store.compare_and_set(&self.key(key), None, text, ttl).await.map_err(unavailable)
+    }
+
+    /// Sets `key` to `value` (for `ttl`, or `None`: for ever) only if its live value is
+    /// `expected` (`None`: if it holds none), atomically: of concurrent writers expecting the
+    /// same value, exactly one gets `true`; the others read again and retry. Values compare
+    /// as their JSON text, so store types that serialize the same way each time (structs,
+    /// `BTreeMap`; not a `HashMap`).
+    ///
+    /// ```
+    /// # use mcp_runtime::prelude::*;
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), ToolError> {
+    /// # let ctx: Ctx = Ctx::for_test();
+    /// let state = ctx.state();
+    /// state.set("status", &"open", None).await?;
+    /// assert!(state.compare_and_set("status", Some(&"open"), &"closed", None).await?);
+    /// assert!(!state.compare_and_set("status", Some(&"open"), &"reopened", None).await?); // changed meanwhile
+    /// # Ok(()) }
+    /// ```
+    pub async fn compare_and_set<T: Serialize + ?Sized>(
+        &self,
+        key: &str,
+        expected: Option<&T>,
+        value: &T,
+        ttl: impl Into<Option<Duration>>,
+    ) -> Result<bool, ToolError> {
+        let expected = expected.map(write).transpose()?;
+        let text = write(value)?;
+        let ttl = ttl.into().unwrap_or(NO_TTL);
+        self.store.compare_and_set(&self.key(key), expected.as_deref(), text, ttl).await.map_err(unavailable)
+    }
+
+    /// Adds `by` to the integer `key` holds (absent: 0) and gives the sum, atomically: of
+    /// concurrent increments on any replica sharing the store, each gets a different sum (one
+    /// `INCRBY` on Redis). The key keeps its time to live; one it creates never expires. Read
+    /// it with `get::<i64>`. A key that holds something else is the server's bug: a
+    /// non-retryable `state_unreadable` failure.
+    ///
+    /// ```
+    /// # use mcp_runtime::prelude::*;
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), ToolError> {
+    /// # let ctx: Ctx = Ctx::for_test();
+    /// let state = ctx.state();
+    /// assert_eq!(state.increment("next_id", 1).await?, 1);
+    /// assert_eq!(state.increment("next_id", 1).await?, 2);
+    /// assert_eq!(state.get::<i64>("next_id").await?, Some(2));
+    /// # Ok(()) }
+    /// ```
+    pub async fn increment(&self, key: &str, by: i64) -> Result<i64, ToolError> {
+        self.store.increment(&self.key(key), by).await.map_err(|e| {
+            if e.is_bad_value() {
+                ToolError::internal("The server could not count: a stored value is not a number.")
+                    .reason("state_unreadable")
+                    .retryable(false)
+                    .hint("Do not retry; report the request id to the server operator.")
+                    .with_source(e)
+            } else {
+                unavailable(e)
+            }
+        })
     }
 
     /// Removes `key`: whether it was live.
@@ -286,6 +502,16 @@ pub(crate) fn unavailable(error: StoreError) -> ToolError {
         .retryable(true)
         .hint("Retry the call in a few seconds; if it keeps failing, report the request id to the server operator.")
         .with_source(error)
+}
+
+/// `value` as the JSON text a store keeps.
+fn write<T: Serialize + ?Sized>(value: &T) -> Result<String, ToolError> {
+    serde_json::to_string(value).map_err(|e| {
+        ToolError::internal("The server could not store a value.")
+            .reason("state_unreadable")
+            .retryable(false)
+            .with_source(e)
+    })
 }
 
 /// A stored value read as `T`: one that does not read is the server's bug (another type was

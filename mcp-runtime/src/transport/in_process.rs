@@ -79,7 +79,7 @@ impl Server {
     /// transport: for tests. The result is `{contents: [...]}`; a failure is the JSON-RPC
     /// error a client would get (`data` carries the reason, hint and request id).
     pub async fn read_resource(&self, uri: &str) -> Result<serde_json::Value, crate::rpc::jsonrpc::RpcError> {
-        self.in_process("resources/read", serde_json::json!({"uri": uri})).await
+        self.in_process("resources/read", serde_json::json!({"uri": uri}), None).await
     }
 
     /// Gets a prompt as a 2025-11-25 client would (`prompts/get`), without a transport: for
@@ -89,7 +89,7 @@ impl Server {
         name: &str,
         arguments: serde_json::Value,
     ) -> Result<serde_json::Value, crate::rpc::jsonrpc::RpcError> {
-        self.in_process("prompts/get", serde_json::json!({"name": name, "arguments": arguments})).await
+        self.in_process("prompts/get", serde_json::json!({"name": name, "arguments": arguments}), None).await
     }
 
     /// One request through a session of its own, the front door every caller uses (the
@@ -99,9 +99,13 @@ impl Server {
         &self,
         method: &str,
         params: serde_json::Value,
+        principal: Option<crate::Principal>,
     ) -> Result<serde_json::Value, crate::rpc::jsonrpc::RpcError> {
         let written = Arc::new(Outbox::default());
-        let channel = Channel::in_process(Arc::clone(&written));
+        let mut channel = Channel::in_process(Arc::clone(&written));
+        if let Some(principal) = principal {
+            channel.set_principal(principal);
+        }
         let session = Arc::new(Session::new(Arc::clone(&self.shared), Arc::new(State::in_process()), channel, None));
         let line = crate::rpc::jsonrpc::request(1, method, Some(&params));
         let admit = Admit { answer: true, run: true, refuse: false };
@@ -126,9 +130,50 @@ impl Server {
 
     /// Runs one call through the production pipeline (resolution, policy, argument
     /// validation, handler, output validation, envelope) without a transport: for tests.
-    /// Failures come back as error envelopes, exactly as a client would see them.
+    /// Failures come back as error envelopes, exactly as a client would see them. The caller
+    /// is the server's local principal
+    /// ([`ServerBuilder::local_principal`](crate::ServerBuilder::local_principal)); see
+    /// [`Server::call_as`] for another.
     pub async fn call(&self, name: &str, arguments: serde_json::Value) -> mcp_core::CallToolResult {
-        let answer = self.in_process("tools/call", serde_json::json!({"name": name, "arguments": arguments})).await;
+        self.call_on(None, name, arguments).await
+    }
+
+    /// [`Server::call`] as `principal` would make it, as if an authorization layer had found
+    /// it: its scopes decide declared `scopes(..)` and `ctx.require_scopes(..)`, and
+    /// `ctx.principal()` is it.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// /// Deletes a note.
+    /// #[tool(scopes("notes:write"))]
+    /// fn delete_note(name: String) -> Result<String, ToolError> {
+    ///     Ok(format!("deleted {name}"))
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
+    /// let server = Server::builder("notes", "1.0.0").tool(delete_note).build()?;
+    /// let reader = Principal::new("user-42").with_scopes(["notes:read"]);
+    /// let out = server.call_as(reader, "delete_note", serde_json::json!({"name": "n1"})).await;
+    /// assert_eq!(out.is_error, Some(true));
+    /// # Ok(()) }
+    /// ```
+    pub async fn call_as(
+        &self,
+        principal: crate::Principal,
+        name: &str,
+        arguments: serde_json::Value,
+    ) -> mcp_core::CallToolResult {
+        self.call_on(Some(principal), name, arguments).await
+    }
+
+    async fn call_on(
+        &self,
+        principal: Option<crate::Principal>,
+        name: &str,
+        arguments: serde_json::Value,
+    ) -> mcp_core::CallToolResult {
+        let answer = self.in_process("tools/call", serde_json::json!({"name": name, "arguments": arguments}), principal).await;
         match answer.map(serde_json::from_value::<mcp_core::CallToolResult>) {
             Ok(Ok(result)) => result,
             // Strict resolution applies on the wire only; in-process calls never take it.

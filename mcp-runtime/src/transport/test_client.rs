@@ -116,6 +116,42 @@ impl TestClient {
         self
     }
 
+    /// Makes the client's requests come from `principal`, as if an authorization layer had
+    /// found it (a token's principal), instead of the server's local principal
+    /// ([`ServerBuilder::local_principal`](crate::ServerBuilder::local_principal)): declared
+    /// `scopes(..)`, `hide_unauthorized_tools` and scoped resources and prompts apply to it.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::testing::{Era, TestClient};
+    ///
+    /// /// Deletes a note.
+    /// #[tool(scopes("notes:write"))]
+    /// fn delete_note(name: String) -> Result<String, ToolError> {
+    ///     Ok(format!("deleted {name}"))
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
+    /// let server = Server::builder("notes", "1.0.0").tool(delete_note).hide_unauthorized_tools(true).build()?;
+    /// let reader = Principal::new("user-42").with_scopes(["notes:read"]);
+    /// let mut client = TestClient::new(&server, Era::Modern).as_principal(reader);
+    /// assert!(client.list_tools().await.is_empty());
+    /// let out = client.call("delete_note", serde_json::json!({"name": "n1"})).await;
+    /// assert!(out["content"][0]["text"].as_str().is_some_and(|t| t.contains("reason insufficient_scope")));
+    /// // Without `as_principal`, the local principal holds every scope.
+    /// let mut local = TestClient::new(&server, Era::Modern);
+    /// assert_eq!(local.list_tools().await.len(), 1);
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn as_principal(mut self, principal: crate::Principal) -> Self {
+        let mut channel = Channel::new(Some(Arc::clone(&self.written)), None);
+        channel.set_principal(principal);
+        let session = Session::new(Arc::clone(&self.session.shared), Arc::clone(&self.session.state), channel, None);
+        self.session = Arc::new(session);
+        self
+    }
+
     /// Declares these client capabilities instead (an object, as `initialize` sends it).
     #[must_use]
     pub fn capabilities(mut self, capabilities: Value) -> Self {

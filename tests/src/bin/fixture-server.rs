@@ -30,8 +30,12 @@
 //!   caller's subject and scopes are taken from `X-Test-Subject` and `X-Test-Scopes`
 //!   (space-separated) by a middleware of this binary, which sets the request's `Principal`
 //!   the way an application's own authentication does; a request without `X-Test-Subject`
-//!   has none. For checks that act as several principals without minting tokens; it exists
-//!   in this fixture only.
+//!   is from the local principal. For checks that act as several principals without minting
+//!   tokens; it exists in this fixture only.
+//! - `FIXTURE_LOCAL_SCOPES="a b"` (space-separated): the local principal, the caller of
+//!   every request where no authorization is configured (stdio, HTTP without the
+//!   `FIXTURE_AUTH_*` variables), holds those scopes only (`local_principal`); unset, it
+//!   holds every scope.
 //! - `OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard `OTEL_*` variables: spans and
 //!   metrics exported over OTLP/HTTP (`ServerBuilder::otel`); without an endpoint, nothing.
 //! - `FIXTURE_RATE_LIMIT=<n>/s` (or `/min`, `/h`): the rate-limit hook, per principal, else
@@ -103,6 +107,9 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     }
     if let Some(ms) = number("FIXTURE_HTTP_BODY_TIMEOUT_MS") {
         builder = builder.http_body_timeout(std::time::Duration::from_millis(ms));
+    }
+    if let Ok(scopes) = std::env::var("FIXTURE_LOCAL_SCOPES") {
+        builder = builder.local_principal(mcp_runtime::Principal::default().with_scopes(scopes.split_whitespace()));
     }
     if let Some(auth) = authorization() {
         builder = builder.authorization(auth);

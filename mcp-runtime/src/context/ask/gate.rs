@@ -70,7 +70,7 @@ fn refused<'a>(ask: &'a Ask, capabilities: Option<&Value>) -> Vec<(&'a str, &'st
         .collect()
 }
 
-/// The legacy refusal (RESEARCH §2.5): the `client_capability_missing` failure. Over HTTP
+/// The legacy refusal (docs/asking.md#how-each-era-is-asked, the 2025 sessions): the `client_capability_missing` failure. Over HTTP
 /// without sessions it names the real cause (a 2025-era request there gets no
 /// server-to-client round trip, whatever the client declared) and the fix (a 2026-07-28
 /// client, or sessions); the ask's fallback hint comes after the hint either way. `None` when

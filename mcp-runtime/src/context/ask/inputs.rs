@@ -172,7 +172,7 @@ impl Inputs {
     }
 }
 
-/// Whether an answer of this kind may come from this client (RESEARCH §2.3, response side).
+/// Whether an answer of this kind may come from this client (docs/asking.md#how-each-era-is-asked: answers a client may not give are dropped).
 fn allowed(answer: &Answer, capabilities: &Value) -> bool {
     match answer {
         Answer::Elicit { content: Some(_), .. } => has_capability(capabilities, "elicitation.form"),

@@ -222,7 +222,8 @@ impl Session {
         channel: Channel,
         closing: Option<tokio::sync::watch::Receiver<bool>>,
     ) -> Self {
-        Session { shared, state, channel: Arc::new(channel), closing }
+        let local = shared.options.local_principal(channel.http().is_some());
+        Session { shared, state, channel: Arc::new(channel.with_local(local)), closing }
     }
 
     /// Queues an answer.

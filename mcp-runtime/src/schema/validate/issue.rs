@@ -27,7 +27,7 @@ pub(super) struct Issue {
     pub(super) hint: Hint,
 }
 
-/// What an issue contributes to the recovery hint (ERRORS.md §5, rules 1–7).
+/// What an issue contributes to the recovery hint (docs/errors.md#invalid-arguments-the-detail-and-the-hint).
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Hint {
     /// An unknown key; the sentence that says what its object accepts (`opts accepts: a.`),

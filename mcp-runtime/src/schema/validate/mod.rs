@@ -1,5 +1,5 @@
 //! Argument and output validation against the compiled schemas, and the texts of
-//! `invalid_arguments` / `invalid_output` (ERRORS.md §5). Runs only on the failure path:
+//! `invalid_arguments` / `invalid_output` (docs/errors.md#invalid-arguments-the-detail-and-the-hint). Runs only on the failure path:
 //! a valid call costs one `is_valid`.
 //!
 //! The validator decides *what* failed (its errors are the facts); the schema as listed

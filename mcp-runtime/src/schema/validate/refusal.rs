@@ -1,5 +1,5 @@
 //! The issues of a failure as the envelope shows them: the detail (the first lines joined),
-//! the recovery hint built from them (ERRORS.md §5, rules 1–7), `data.issues`, and the
+//! the recovery hint built from them (docs/errors.md#invalid-arguments-the-detail-and-the-hint), `data.issues`, and the
 //! `invalid_arguments` error that carries them. The last step of a refused call's path
 //! through `validate`.
 
@@ -88,7 +88,7 @@ enum Sentence {
     },
 }
 
-/// The recovery hint, from the issues the detail renders (ERRORS.md §5, rules 1–7).
+/// The recovery hint, from the issues the detail renders (docs/errors.md#invalid-arguments-the-detail-and-the-hint).
 pub(super) fn hint(issues: &[Issue], detail: &str) -> String {
     let mut sentences: Vec<Sentence> = Vec::new();
     for issue in issues.iter().take(DETAIL_LINES) {

@@ -142,7 +142,9 @@ impl ServerBuilder {
     /// token that `authorization`'s validator accepts (401 with a `WWW-Authenticate`
     /// challenge otherwise), the protected resource metadata is served at
     /// `/.well-known/oauth-protected-resource`, and handlers see the caller with
-    /// [`Ctx::principal`](crate::Ctx::principal). Stdio is not affected.
+    /// [`Ctx::principal`](crate::Ctx::principal). Without it, HTTP requests (like stdio and
+    /// in-process ones, which this does not guard) are from the local principal
+    /// ([`local_principal`](crate::ServerBuilder::local_principal)).
     pub fn authorization(mut self, authorization: crate::auth::bearer::Authorization) -> Self {
         self.options.http.authorization = Some(authorization);
         self
