@@ -51,80 +51,40 @@
 //!
 //! # Reading the runtime
 //!
-//! The folders are the layers a call passes through, top to bottom; a folder imports only
-//! folders below it.
+//! The folders are layers; each imports only the ones below it. Follow a request down:
 //!
-//! | folder | what it holds |
-//! |---|---|
-//! | `transport/` | bytes in and out: `stdio`, `http/` (feature `http`), `in_process`, `args` |
-//! | `protocol/` | one connection's requests: `session`, `dispatch` (`tools/call`), `handler` (one run of a handler), `tasked` (a call that becomes a task), `router` (the other features) |
-//! | `server/` | the registry built once: `builder`, `options` (every limit), `list` (`tools/list` pages) |
-//! | `tasks/` | long-running calls as tasks (`io.modelcontextprotocol/tasks`): the `record` and its state machine, the `book` that keeps them in the state store |
-//! | `tools/`, `features/`, `observe/` | what a tool is at run time (`tool`, `params`, `output`, `pace`: where a fn without `async` runs, `checks`); resources, prompts, completion; what a request leaves behind: its `span` (trace `context` from `_meta`), `metrics`, their OTLP `export` (feature `otel`) |
-//! | `context/` | what a handler sees: `ctx`, `logging`, `ask`, `shim`, `consent`, `text` |
-//! | `schema/`, `hooks/` | JSON Schema made once (`generate`) and checked per call (`validate`); the author's code around every call: `Hook`, `policy`, `rate_limit`, `audit` |
-//! | `rpc/` | the wire: `jsonrpc`, `era`, `channel`, `outbox`, `pending`, `request_id`, `envelope`, `catch` |
-//! | `state/`, `auth/` | what outlives a call (`store`, `redis`, `seal`, and the `bus` that carries events to every replica); who calls (`principal`, `bearer`, `jwt`) |
+//! 1. `transport/`: bytes in and out. `stdio` ([`Server::serve_stdio`]: reads, parks what
+//!    cannot start yet, runs each call in its own task or, a quick fn without `async`, on the
+//!    loop), `http/` (feature `http`: the accept loop, the validation ladder, sessions,
+//!    streams), `in_process` ([`Server::connect`], [`Server::call`]: a session like any
+//!    other), `args`.
+//! 2. `protocol/`: one connection's requests. `session` reads the request's era once and
+//!    answers the lifecycle methods; `dispatch` is a `tools/call` (resolve, validate, shape),
+//!    `handler` one run of a tool's handler, `tasked` a call that goes on as a task, `router`
+//!    which feature answers what.
+//! 3. `server/`: the registry built once (`builder`, `options`, `list`: the `tools/list`
+//!    pages). `tasks/`: tasks kept in the state store (`record`, `book`).
+//! 4. `features/`: the families. `call` is the road each request travels, written once:
+//!    request id, an unknown name with a did-you-mean, scopes, hooks, the run under catch, the
+//!    ask loop, the failure at the family's site. `resources` (with `uri_template`),
+//!    `prompts` and `completion` supply resolve, run and shape.
+//! 5. `tools/`, `observe/`: what a tool is at run time (`tool`, `params`, `output`, `pace`,
+//!    `checks`); what a request leaves behind (its `span`, `metrics`, their OTLP `export`,
+//!    feature `otel`).
+//! 6. `context/`: what a handler sees (`ctx`, `logging`, `text`), asking the caller (`ask`;
+//!    over a 2025 session the `shim` sends real requests), `consent`.
+//! 7. `schema/`, `hooks/`: schemas made once (`generate`) and checked per call (`validate`);
+//!    the author's code around every call (`Hook`, `policy`, `rate_limit`, `audit`).
+//! 8. `rpc/`: the wire: `jsonrpc`, `era` (one per-request client view every layer reads),
+//!    `channel` (where a request's messages go, and who sent it), `outbox`, `pending`,
+//!    `request_id`, `envelope` (recovery fill, log record, rendering), `catch`.
+//! 9. `state/`, `auth/`: what outlives a call (`store`, `redis` with feature `redis`, `seal`,
+//!    the `bus` to every replica); who calls (`principal`, `bearer`, `jwt` with feature
+//!    `jwt`): `rpc::channel` takes the principal an authorization layer put in the HTTP
+//!    request, else the server's local one (`ServerBuilder::local_principal`).
 //!
-//! One `tools/call`, in order: a transport reads a message — `transport::stdio`
-//! ([`Server::serve_stdio`]: reads, parks what cannot be served yet, starts each call in its
-//! own task — or, for a fn without `async` proven quick, on the loop itself — writes) or `transport::http` (`Server::serve_http`, feature `http`: `serve`, the accept loop with its
-//! timeouts; `endpoint`, `post` and `get`, the validation ladder, where `auth::bearer` checks
-//! the token right after Host/Origin and `auth::jwt` verifies a JWT against its JWKS;
-//! `lifecycle` and `session`, sessions bound to their principal; `stream`, one outbox per POST
-//! as JSON or SSE, and the replay of resumable streams). `rpc::jsonrpc` says what the message is;
-//! `protocol::session` classifies the request's era once (`rpc::era`), answers the lifecycle
-//! methods of both eras and routes; `protocol::dispatch` resolves the tool in the `server`
-//! registry, checks its scopes and the policy, validates the arguments
-//! (`schema::validate`: failures as text), runs the handler (`protocol::handler`; `context::ctx`
-//! is what it sees; a fn without `async` in the call's task while it is quick, on the blocking pool
-//! once seen to block, as `tools::pace` counts; a `task` tool's call may go on as a
-//! task in `protocol::tasked`: `CreateTaskResult` answers it, the handler runs on in a span of
-//! its own, and its record in `tasks` answers `tasks/get` on any replica), checks its output (`tools::output`), and renders a
-//! failure with `rpc::envelope` (recovery fill, log record, envelope). Before the arguments are
-//! checked, the server's `hooks` may refuse the call (`.policy(..)`, a rate limit).
-//! The session watches every request from when it takes it to its answer (`observe`: one
-//! `SERVER` span by the OpenTelemetry conventions, the metrics, the hooks' `after`). The answer goes back
-//! through `rpc::channel` (where the request's messages go) and `rpc::outbox` (waiting for
-//! the transport) to the transport.
-//!
-//! A handler that asks the caller (`ctx.ask`) ends its run with an `Ask` that `dispatch` takes
-//! out of the error before anything classifies it. `context::ask` holds what both eras share
-//! (the capability gate and answer filter, reading a retry's `inputResponses`/`requestState`,
-//! writing the `input_required` result); a 2026-07-28 call ends there. It opens the retry's
-//! `requestState` before the handler runs and seals the state it sends, with `state::seal`.
-//! Over a 2025 session `dispatch` hands the ask to `context::shim`, which sends the requests
-//! to the client on the call's channel and waits in `rpc::pending` for the answers (routed
-//! there by the session from the client's responses and progress), then runs the handler
-//! again with them.
-//!
-//! A `resources/read`, `prompts/get` or `completion/complete` takes the same road to the
-//! session, which hands it to `protocol::router` (which methods the server's features answer,
-//! their capabilities, list pages and era shapes); `features::resources`, `features::prompts`
-//! and `features::completion` find the handler (a template's variables matched by
-//! `features::uri_template`, read from text by `context::text`), run it caught
-//! (`rpc::catch`), and turn a failure into a JSON-RPC error with `rpc::envelope::fail_rpc`.
-//!
-//! What a handler keeps between calls lives in `state::store` (the `StateStore` trait, the
-//! memory store, the scoped `State` handle that `Ctx::state` gives, the server's app data) and
-//! `state::redis` (feature `redis`); `context::consent` builds on it: a record written when
-//! asking, redeemed once with `take` on the retry, at most a capped number per caller.
-//!
-//! Who is calling travels with the request: the bearer check puts the token's
-//! `auth::principal::Principal` in the HTTP request's extensions (where a middleware of the
-//! author's may put one too), `rpc::channel` takes it from there (or, where no authorization
-//! is configured, the server's local principal, `ServerBuilder::local_principal`), and every
-//! layer below reads it from the channel: `Ctx::principal`, the scope checks of tools, resources and prompts
-//! (`principal::require`; lists and completions leave out what it does not grant), the
-//! `tools/list` pages of a server that hides what the caller cannot call. HTTP sessions,
-//! sealed request state and consent records are bound to the caller's client id, subject and
-//! tenant; `Ctx::state` is scoped to the tenant.
-//!
-//! Three axes stay apart. A transport moves bytes and knows nothing of tools or eras (it
-//! reads the era only to give HTTP statuses and cancel-on-close their meaning). The era is one
-//! per-request value, `rpc::era::Client`, that every layer below the session reads: log
-//! thresholds, capabilities, `Ctx::era`. The tools and the other features know nothing of
-//! transports.
+//! Features: `http`, `jwt`, `redis`, `otel`, `anyhow` (`From<anyhow::Error>`); none by
+//! default.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]

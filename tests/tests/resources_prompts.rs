@@ -637,6 +637,71 @@ async fn prompts_are_listed_and_rendered_in_both_eras() {
     }
 }
 
+/// An unknown prompt, resource and tool each get a did-you-mean from the same code
+/// (`features::call::unknown`): the nearest name listed to this caller, within two edits.
+#[tokio::test]
+async fn an_unknown_prompt_resource_and_tool_each_get_a_did_you_mean() {
+    let server = full("did-you-mean");
+    let mut c = legacy(&server).await;
+    for (era, not_found) in [(L, -32002), (M, -32602)] {
+        let got = c.error(era, "prompts/get", json!({"name": "sumarize"})).await;
+        let expected = json!({
+            "code": -32602,
+            "message": "Unknown prompt: sumarize.",
+            "data": {
+                "reason": "unknown_prompt",
+                "retryable": false,
+                "recovery": {"hint": "List prompts with prompts/list and use one of those names. Did you mean summarize?"},
+                "requestId": "<RID>",
+            },
+        });
+        assert_eq!(got, expected, "{}", era.as_str());
+
+        let got = c.error(era, "resources/read", read("blob://pixl")).await;
+        let expected = json!({
+            "code": not_found,
+            "message": "Resource not found: blob://pixl",
+            "data": {
+                "uri": "blob://pixl",
+                "reason": "resource_not_found",
+                "retryable": false,
+                "recovery": {"hint": "List resources with resources/list (and templates with resources/templates/list), then read one of those URIs. Did you mean blob://pixel?"},
+                "requestId": "<RID>",
+            },
+        });
+        assert_eq!(got, expected, "{}", era.as_str());
+
+        let mut got = c.result(era, "tools/call", json!({"name": "ecoh", "arguments": {}})).await;
+        let rid = got["structuredContent"]["error"]["data"]["requestId"].as_str().unwrap().to_owned();
+        assert!(is_request_id(&rid), "{got}");
+        got["structuredContent"]["error"]["data"]["requestId"] = json!("<RID>");
+        let text = got["content"][0]["text"].as_str().unwrap().replace(&rid, "<RID>");
+        got["content"][0]["text"] = json!(text);
+        let hint = "Re-run tools/list and retry. Did you mean echo?";
+        let expected = json!({
+            "content": [{"type": "text", "text": format!("Error: Unknown tool: ecoh.\n\nRecovery: {hint}\n\n(reason unknown_tool · not retryable · request <RID>)")}],
+            "structuredContent": {"error": {"code": -32602, "message": "Unknown tool: ecoh.", "data": {
+                "reason": "unknown_tool",
+                "retryable": false,
+                "recovery": {"hint": hint},
+                "requestId": "<RID>",
+            }}},
+            "isError": true,
+        });
+        assert_eq!(got, expected, "{}", era.as_str());
+
+        // A completion's ref: the same suggestion, in its `-32602`.
+        let params = json!({"ref": {"type": "ref/prompt", "name": "sumarize"}, "argument": {"name": "a", "value": ""}});
+        let got = c.error(era, "completion/complete", params).await;
+        assert_eq!(
+            got,
+            json!({"code": -32602, "message": "Invalid params: unknown prompt sumarize; list prompts with prompts/list; did you mean summarize?"}),
+            "{}",
+            era.as_str()
+        );
+    }
+}
+
 #[tokio::test]
 async fn prompt_argument_errors_say_what_the_prompt_accepts() {
     let server = full("prompt-args");
@@ -648,8 +713,7 @@ async fn prompt_argument_errors_say_what_the_prompt_accepts() {
                 json!({"name": "sumarize", "arguments": {"name": "x"}}),
                 "Unknown prompt: sumarize.",
                 "unknown_prompt",
-                "List prompts with prompts/list and use one of those names. This server has: summarize, spell, shorten."
-                    .to_owned(),
+                "List prompts with prompts/list and use one of those names. Did you mean summarize?".to_owned(),
             ),
             (
                 json!({"name": "summarize"}),

@@ -837,37 +837,54 @@ impl Caller<'_> {
         }
     }
 
-    /// One handler call of `name` with `args` (variables or arguments, by name).
+    /// One handler call of `name` with `args` (variables or arguments, by name), asking
+    /// nothing: a resource's `list` fn, a completer.
     pub(crate) fn call(&self, name: &'static str, args: Value, request_id: RequestId) -> Call {
-        self.call_with(name, args, request_id, crate::context::ask::Inputs::default(), &Operation::named("", name))
+        let operation = Operation::named("", name);
+        let info = self.info(name, request_id, Instant::now(), &operation, Inputs::default());
+        Call { args: Arc::new(args), info }
     }
 
-    /// One handler call, with this round's answers to what it asked.
-    pub(crate) fn call_with(
+    /// The record of one handler call (`name`, for request `request_id` started at `started`,
+    /// for `operation`, with this round's answers): the one place a real call's [`CallInfo`]
+    /// is made, for every family and a task's rounds.
+    pub(crate) fn info(
         &self,
         name: &'static str,
-        args: Value,
         request_id: RequestId,
-        inputs: crate::context::ask::Inputs,
+        started: Instant,
         operation: &Operation,
-    ) -> Call {
-        Call {
-            args: Arc::new(args),
-            info: CallInfo {
-                tool: name,
-                request_id,
-                started: Instant::now(),
-                channel: Arc::clone(self.channel),
-                client: self.client.clone(),
-                stores: Arc::clone(self.stores),
-                operation: operation.clone(),
-                notices: Arc::clone(self.notices),
-                progress: None,
-                inputs,
-                cancel: Arc::clone(self.cancel),
-                task: None,
-            },
+        inputs: crate::context::ask::Inputs,
+    ) -> CallInfo {
+        CallInfo {
+            tool: name,
+            request_id,
+            started,
+            channel: Arc::clone(self.channel),
+            client: self.client.clone(),
+            stores: Arc::clone(self.stores),
+            operation: operation.clone(),
+            notices: Arc::clone(self.notices),
+            progress: None,
+            inputs,
+            cancel: Arc::clone(self.cancel),
+            task: None,
         }
+    }
+}
+
+impl CallInfo {
+    /// The call's progress token, when its request carried one.
+    pub(crate) fn with_progress(mut self, progress: Option<Arc<Progress>>) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// How the handler asks to go on as a task (a task tool's call, for a client that
+    /// declared the extension).
+    pub(crate) fn with_task(mut self, task: Arc<TaskHook>) -> Self {
+        self.task = Some(task);
+        self
     }
 }
 

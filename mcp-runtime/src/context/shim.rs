@@ -8,78 +8,17 @@
 //! its requests.
 
 use std::fmt::Write as _;
-use std::future::Future;
 use std::time::Duration;
 
 use mcp_core::ToolError;
 use serde_json::{Value, json};
 
 use crate::context::ask::{self, Ask, InputRequest, Inputs};
-use crate::context::ctx::{Caller, CancelState};
+use crate::context::ctx::CancelState;
 use crate::rpc::channel::Channel;
-use crate::rpc::envelope::Origin;
-use crate::rpc::era::{Client, Era};
+use crate::rpc::era::Client;
 use crate::rpc::jsonrpc::{self, RpcError};
 use crate::rpc::pending::{Leg, Pending};
-
-/// How a handler of a `prompts/get` or `resources/read` ended, asks taken care of.
-pub(crate) enum Served<T> {
-    /// Its value, or (2026-07-28) what it asks first.
-    Replied(ask::Reply<T>),
-    /// It failed (or the shim could not fulfil its ask): the failure, who caused it, and the
-    /// code to send when it is not the failure's own.
-    Failed(ToolError, Origin, Option<i32>),
-    /// A protocol error: malformed answers, an ask that breaks the rules.
-    Rpc(RpcError),
-    /// It panicked.
-    Panicked(Box<dyn std::any::Any + Send>),
-}
-
-/// Runs a handler that may ask the caller (`ctx.ask`) until it is done: `run` gets each
-/// round's answers (`inputs` for the first). A 2026-07-28 request gets `input_required`; a
-/// 2025 one has its asks fulfilled here, round by round, as a call's are.
-pub(crate) async fn serve<T, F, Fut>(
-    caller: &Caller<'_>,
-    asking: &str,
-    name: &str,
-    sealing: &ask::Sealing<'_>,
-    mut inputs: Inputs,
-    mut run: F,
-) -> Served<T>
-where
-    F: FnMut(Inputs) -> Fut,
-    Fut: Future<Output = Result<Result<T, ToolError>, Box<dyn std::any::Any + Send>>>,
-{
-    let mut asked = 0;
-    loop {
-        let mut err = match run(std::mem::take(&mut inputs)).await {
-            Ok(Ok(value)) => return Served::Replied(ask::Reply::Complete(value)),
-            Ok(Err(err)) => err,
-            Err(payload) => return Served::Panicked(payload),
-        };
-        // Asking is not failing: it is recognised before anything classifies the error.
-        let Some(question) = ask::take(&mut err) else {
-            let origin = if err.reason_str() == Some("invalid_arguments") { Origin::Refusal } else { Origin::Handler };
-            return Served::Failed(err, origin, None);
-        };
-        if caller.client.era() == Era::Modern {
-            return match ask::modern(question, caller.client, name, sealing) {
-                Ok(asked) => Served::Replied(ask::Reply::InputRequired(asked)),
-                Err(e) => Served::Rpc(e),
-            };
-        }
-        asked += 1;
-        match round(asking, question, asked, caller.channel, caller.client, caller.cancel, caller.ask_timeout).await {
-            Round::Again(next) => inputs = next,
-            Round::Refused(err) => return Served::Failed(err, Origin::Refusal, None),
-            // The round cap or a failed request: the request could not be served.
-            Round::Failed(err) => return Served::Failed(err, Origin::Fault, Some(-32603)),
-            Round::Broken(e) => return Served::Rpc(e),
-            // Nothing is sent for a cancelled request: the session drops whatever comes back.
-            Round::Cancelled => return Served::Rpc(RpcError::invalid_request("Request cancelled")),
-        }
-    }
-}
 
 /// Rounds a call may ask for input before it fails.
 pub(crate) const MAX_ROUNDS: usize = 8;

@@ -5,10 +5,10 @@ use mcp_core::ToolError;
 use serde_json::{Value, json};
 
 use crate::context::ctx::{BoxFuture, Call, Caller};
+use crate::features::call::{Completion, Road};
 use crate::rpc::catch::{CatchUnwind, panic_text};
-use crate::rpc::envelope::{Origin, Site, fail_rpc};
+use crate::rpc::envelope::{Origin, Site};
 use crate::rpc::jsonrpc::RpcError;
-use crate::rpc::request_id::RequestId;
 
 /// A completer as `#[prompt]` and `#[resource]` register it: the call's `value` argument is
 /// what the user typed so far.
@@ -117,7 +117,8 @@ pub(crate) fn request(params: Option<&Value>) -> Result<CompletionRequest, RpcEr
 }
 
 /// Runs the completer of `argument` among `completers` (of the prompt or template `owner`,
-/// for a caller that holds its `scopes`; refused like a read or a get otherwise):
+/// for a caller that holds its `scopes`; refused like a read or a get otherwise) on the road
+/// (`features::call`: completion passes no hooks, and a completer does not ask):
 /// `{completion: {values, total, hasMore}}`, with no values when it has none.
 pub(crate) async fn run(
     caller: &Caller<'_>,
@@ -126,24 +127,22 @@ pub(crate) async fn run(
     completers: &[(&'static str, Completer)],
     req: CompletionRequest,
 ) -> Result<Value, RpcError> {
-    let request_id = RequestId::generate();
+    let road = Road::<Completion>::new(caller);
     let site = Site { family: "completion", tool: owner, contract: &[], structured: true, causes: caller.causes };
-    if let Err(err) = crate::auth::principal::require(caller.channel.principal(), scopes, owner) {
-        return Err(fail_rpc(site, err, request_id, Origin::Refusal, None));
-    }
+    road.admit(site, scopes, owner, None)?;
     let Some((_, completer)) = completers.iter().find(|(arg, _)| *arg == req.argument) else {
         return Ok(json!({"completion": {"values": [], "total": 0, "hasMore": false}}));
     };
-    let call = caller.call(owner, json!({"value": req.value}), request_id);
+    let call = caller.call(owner, json!({"value": req.value}), road.request_id);
     let mut values = match CatchUnwind(completer(call)).await {
         Ok(Ok(values)) => values,
-        Ok(Err(err)) => return Err(fail_rpc(site, err, request_id, Origin::Handler, None)),
+        Ok(Err(err)) => return Err(road.fail(site, err, Origin::Handler, None)),
         Err(payload) => {
-            tracing::error!(target: "mcp_runtime::call", %request_id, completer = owner, payload = panic_text(&*payload), "completer panicked");
+            tracing::error!(target: "mcp_runtime::call", request_id = %road.request_id, completer = owner, payload = panic_text(&*payload), "completer panicked");
             let err = ToolError::internal(format!("Completing `{}` of {owner} failed unexpectedly.", req.argument))
                 .reason("internal_error")
                 .hint("Go on without suggestions.");
-            return Err(fail_rpc(site, err, request_id, Origin::Fault, None));
+            return Err(road.fail(site, err, Origin::Fault, None));
         }
     };
     let total = values.len();

@@ -3,7 +3,6 @@
 //! an unknown argument, a missing required one or a value that is not a string is a `-32602`
 //! that says what the prompt accepts.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use mcp_core::{ContractEntry, Icon, PromptMessage, ToolError};
@@ -11,13 +10,11 @@ use serde_json::{Map, Value, json};
 
 use crate::auth::principal::Principal;
 use crate::context::ask::{self, Reply};
-use crate::context::ctx::{BoxFuture, Caller};
-use crate::context::shim::{self, Served};
-use crate::hooks::{HookRequest, Refused};
-use crate::rpc::catch::{CatchUnwind, panic_failure};
-use crate::rpc::envelope::{Origin, Site, fail_rpc};
+use crate::context::ctx::{BoxFuture, Call, Caller};
+use crate::features::call::{Failure, Handler, PromptGet, Road, unknown};
+use crate::rpc::catch::CatchUnwind;
+use crate::rpc::envelope::Site;
 use crate::rpc::jsonrpc::RpcError;
-use crate::rpc::request_id::RequestId;
 
 /// Implemented by `#[prompt]` for the type named after the fn.
 pub trait PromptDef: 'static {
@@ -169,14 +166,15 @@ fn descriptor(spec: &PromptSpec) -> Value {
 }
 
 /// `prompts/get {name, arguments?}` (and a 2026-07-28 retry's `inputResponses` /
-/// `requestState`): the prompt's messages, or a JSON-RPC error. A handler that asks the
-/// caller gets an `input_required` result (2026-07-28) or the shim's round trips (2025).
+/// `requestState`) on the road (`features::call`): the prompt's messages, or a JSON-RPC
+/// error. A handler that asks the caller gets an `input_required` result (2026-07-28) or the
+/// shim's round trips (2025).
 pub(crate) async fn get(
     caller: &Caller<'_>,
     prompts: &Prompts,
     params: Option<&Value>,
 ) -> Result<Reply<Value>, RpcError> {
-    let request_id = RequestId::generate();
+    let road = Road::<PromptGet>::new(caller);
     let name = match params.and_then(|p| p.get("name")) {
         Some(Value::String(name)) => name,
         Some(_) => return Err(RpcError::invalid_params("Invalid params: `name` must be a string")),
@@ -184,71 +182,53 @@ pub(crate) async fn get(
     };
     let Some(prompt) = prompts.get(name) else {
         let shown = crate::rpc::envelope::display_name(name);
-        let mut hint = String::from("List prompts with prompts/list and use one of those names.");
-        let names: Vec<&str> = prompts.all.iter().map(|p| p.name).collect();
-        if !names.is_empty() {
-            let _ = write!(hint, " This server has: {}.", names.join(", "));
-        }
-        let err = ToolError::invalid_params(format!("Unknown prompt: {shown}."))
-            .reason("unknown_prompt")
-            .retryable(false)
-            .hint(hint);
-        return Err(refuse(&shown, err, request_id));
+        let err = unknown(
+            ToolError::invalid_params(format!("Unknown prompt: {shown}.")).reason("unknown_prompt"),
+            "List prompts with prompts/list and use one of those names.",
+            &shown,
+            listed(prompts, caller.channel.principal()),
+        );
+        return Err(road.refuse(site(&shown, &[], 0), err));
     };
-    if let Err(err) = crate::auth::principal::require(caller.channel.principal(), prompt.scopes, prompt.name) {
-        return Err(refuse(prompt.name, err, request_id));
-    }
+    let site = site(prompt.name, prompt.contract, caller.causes);
     let sent = params.and_then(|p| p.get("arguments"));
-    match caller.hooks.before(&HookRequest::new("prompts/get", prompt.name, sent, caller.channel, caller.client)) {
-        Ok(()) => {}
-        Err(Refused::By(err)) => return Err(refuse(prompt.name, err, request_id)),
-        Err(Refused::Panicked(payload)) => {
-            let err = panic_failure("Prompt", prompt.name, &*payload, request_id);
-            let site = Site { family: "prompt", tool: prompt.name, contract: &[], structured: true, causes: 0 };
-            return Err(fail_rpc(site, err, request_id, Origin::Fault, None));
-        }
-    }
-    let arguments = match params.and_then(|p| p.get("arguments")) {
+    road.admit(site, prompt.scopes, prompt.name, sent)?;
+    let arguments = match sent {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(arguments)) => arguments.clone(),
-        Some(_) => {
-            return Err(refuse(
-                prompt.name,
-                argument_error(prompt, "`arguments` must be an object of strings"),
-                request_id,
-            ));
-        }
+        Some(_) => return Err(road.refuse(site, argument_error(prompt, "`arguments` must be an object of strings"))),
     };
     if let Some(problem) = argument_problem(prompt, &arguments) {
-        return Err(refuse(prompt.name, argument_error(prompt, &problem), request_id));
+        return Err(road.refuse(site, argument_error(prompt, &problem)));
     }
-    let site = Site {
-        family: "prompt",
-        tool: prompt.name,
-        contract: prompt.contract,
-        structured: true,
-        causes: caller.causes,
-    };
     let operation = ask::Operation::named("prompts/get", prompt.name);
-    let sealing = caller.sealing(&operation, request_id);
+    let sealing = caller.sealing(&operation, road.request_id);
     let inputs = ask::inputs_of(caller.client, &sealing, params)?;
-    let run = |inputs| {
-        let arguments = Value::Object(arguments.clone());
-        CatchUnwind((prompt.get)(caller.call_with(prompt.name, arguments, request_id, inputs, &operation)))
-    };
-    match shim::serve(caller, "prompts/get", prompt.name, &sealing, inputs, run).await {
-        Served::Replied(Reply::Complete(result)) => {
+    let handler = Handler { name: prompt.name, operation: &operation, sealing: &sealing, progress: None };
+    let arguments = Arc::new(Value::Object(arguments));
+    let served = road
+        .serve(&handler, inputs, |info| CatchUnwind((prompt.get)(Call { args: Arc::clone(&arguments), info })))
+        .await;
+    match served.into_rpc() {
+        Ok(Reply::Complete(result)) => {
             Ok(Reply::Complete(serde_json::to_value(result).unwrap_or_else(|_| unreachable!("messages serialize"))))
         }
-        Served::Replied(Reply::InputRequired(asked)) => Ok(Reply::InputRequired(asked)),
-        Served::Replied(Reply::Task(task)) => Ok(Reply::Task(task)),
-        Served::Failed(err, origin, code) => Err(fail_rpc(site, err, request_id, origin, code)),
-        Served::Rpc(e) => Err(e),
-        Served::Panicked(payload) => {
-            let err = panic_failure("Prompt", prompt.name, &*payload, request_id);
-            Err(fail_rpc(site, err, request_id, Origin::Fault, None))
-        }
+        Ok(Reply::InputRequired(asked)) => Ok(Reply::InputRequired(asked)),
+        Ok(Reply::Task(task)) => Ok(Reply::Task(task)),
+        Err(Failure::Envelope(err, origin, code)) => Err(road.fail(site, err, origin, code)),
+        Err(Failure::Rpc(e)) => Err(e),
+        Err(Failure::Panicked(payload)) => Err(road.panicked(site, &*payload)),
     }
+}
+
+/// The names of the prompts `principal` may get, as `prompts/list` shows them.
+fn listed<'p>(prompts: &'p Prompts, principal: Option<&'p Principal>) -> impl Iterator<Item = &'static str> + 'p {
+    prompts.all.iter().filter(move |p| crate::auth::principal::grants(principal, p.scopes)).map(|p| p.name)
+}
+
+/// Where a prompt's failure is logged and how it is rendered.
+fn site<'a>(name: &'a str, contract: &'static [ContractEntry], causes: usize) -> Site<'a> {
+    Site { family: "prompt", tool: name, contract, structured: true, causes }
 }
 
 /// What is wrong with the arguments sent, if anything: the first unknown name, missing
@@ -283,9 +263,4 @@ fn argument_error(prompt: &PromptSpec, problem: &str) -> ToolError {
         .reason("invalid_arguments")
         .retryable(false)
         .hint(hint)
-}
-
-fn refuse(name: &str, err: ToolError, request_id: RequestId) -> RpcError {
-    let site = Site { family: "prompt", tool: name, contract: &[], structured: true, causes: 0 };
-    fail_rpc(site, err, request_id, Origin::Refusal, None)
 }

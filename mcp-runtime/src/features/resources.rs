@@ -4,18 +4,20 @@
 //! value into `contents`. Failures are JSON-RPC errors carrying the envelope's `data`; a URI
 //! that names nothing is "not found" in the code of the request's era.
 
+use std::sync::Arc;
+
 use base64::Engine as _;
 use mcp_core::{Annotations, ContractEntry, Icon, ResourceContents, ToolError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::auth::principal::Principal;
+
 use crate::context::ask::{self, Reply};
 use crate::context::ctx::{BoxFuture, Call, Caller};
-use crate::context::shim::{self, Served};
+use crate::features::call::{Failure, Handler, ResourceRead, Road, panicked, unknown};
 use crate::features::uri_template::UriTemplate;
-use crate::hooks::{HookRequest, Refused};
-use crate::rpc::catch::{CatchUnwind, panic_failure};
+use crate::rpc::catch::CatchUnwind;
 use crate::rpc::envelope::{Origin, Site, fail_rpc};
 use crate::rpc::era::{Client, Era};
 use crate::rpc::jsonrpc::RpcError;
@@ -414,7 +416,7 @@ pub(crate) async fn list(caller: &Caller<'_>, resources: &Resources) -> Result<V
                     Ok(listed) => {
                         listed.map_err(|e| fail_rpc(r.site(caller.causes), e, request_id, Origin::Handler, None))?
                     }
-                    Err(payload) => return Err(panicked(r, caller.causes, &*payload, request_id)),
+                    Err(payload) => return Err(panicked::<ResourceRead>(r.site(caller.causes), &*payload, request_id)),
                 };
                 for mut resource in listed {
                     if resource.mime_type.is_none() {
@@ -476,62 +478,58 @@ pub(crate) fn read_request(params: Option<&Value>) -> Result<String, RpcError> {
     }
 }
 
-/// `resources/read`: `{contents: [...]}`, or a JSON-RPC error.
+/// `resources/read` on the road (`features::call`): `{contents: [...]}`, or a JSON-RPC
+/// error. A URI that names nothing is "not found", with a did-you-mean among the fixed URIs
+/// this caller may read.
 pub(crate) async fn read(
     caller: &Caller<'_>,
     resources: &Resources,
     uri: String,
     params: Option<&Value>,
 ) -> Result<Reply<Value>, RpcError> {
-    let request_id = RequestId::generate();
+    let road = Road::<ResourceRead>::new(caller);
     let not_found = not_found_code(caller.client);
     let Some((resource, values)) = resources.find(&uri) else {
-        let err = ToolError::not_found(format!("Resource not found: {}", shown(&uri)))
-            .reason("resource_not_found")
-            .retryable(false)
-            .hint("List resources with resources/list (and templates with resources/templates/list), then read one of those URIs.")
-            .data(json!({"uri": uri}));
-        let site = Site { family: "resource", tool: &shown(&uri), contract: &[], structured: true, causes: 0 };
-        return Err(fail_rpc(site, err, request_id, Origin::Refusal, Some(not_found)));
+        let principal = caller.channel.principal();
+        let listed = resources
+            .all
+            .iter()
+            .filter(|r| r.template.is_none() && crate::auth::principal::grants(principal, r.spec.scopes))
+            .map(|r| r.spec.uri);
+        let shown = shown(&uri);
+        let err = unknown(
+            ToolError::not_found(format!("Resource not found: {shown}")).reason("resource_not_found"),
+            "List resources with resources/list (and templates with resources/templates/list), then read one of those URIs.",
+            &shown,
+            listed,
+        )
+        .data(json!({"uri": uri}));
+        let site = Site { family: "resource", tool: &shown, contract: &[], structured: true, causes: 0 };
+        return Err(road.fail(site, err, Origin::Refusal, Some(not_found)));
     };
     let spec = &resource.spec;
-    if let Err(err) = crate::auth::principal::require(caller.channel.principal(), spec.scopes, spec.name) {
-        let site = Site { contract: &[], ..resource.site(0) };
-        return Err(fail_rpc(site, err, request_id, Origin::Refusal, None));
-    }
-    let hooked = HookRequest::new("resources/read", &uri, None, caller.channel, caller.client);
-    match caller.hooks.before(&hooked) {
-        Ok(()) => {}
-        Err(Refused::By(err)) => {
-            return Err(fail_rpc(Site { contract: &[], ..resource.site(0) }, err, request_id, Origin::Refusal, None));
-        }
-        Err(Refused::Panicked(payload)) => return Err(panicked(resource, caller.causes, &*payload, request_id)),
-    }
+    let site = resource.site(caller.causes);
+    road.admit(site, spec.scopes, &uri, None)?;
     let names = resource.template.iter().flat_map(UriTemplate::variables);
     let args: Map<String, Value> = names.zip(values).map(|(n, v)| (n.to_owned(), Value::String(v))).collect();
-    let operation = ask::Operation::read(spec.name, std::sync::Arc::from(uri.as_str()));
-    let sealing = caller.sealing(&operation, request_id);
+    let args = Arc::new(Value::Object(args));
+    let operation = ask::Operation::read(spec.name, Arc::from(uri.as_str()));
+    let sealing = caller.sealing(&operation, road.request_id);
     let inputs = ask::inputs_of(caller.client, &sealing, params)?;
-    let run = |inputs| {
-        CatchUnwind((spec.read)(caller.call_with(
-            spec.name,
-            Value::Object(args.clone()),
-            request_id,
-            inputs,
-            &operation,
-        )))
-    };
-    let body = match shim::serve(caller, "resources/read", spec.name, &sealing, inputs, run).await {
-        Served::Replied(Reply::Complete(body)) => body,
-        Served::Replied(Reply::InputRequired(asked)) => return Ok(Reply::InputRequired(asked)),
-        Served::Replied(Reply::Task(task)) => return Ok(Reply::Task(task)),
-        Served::Failed(err, origin, code) => {
+    let handler = Handler { name: spec.name, operation: &operation, sealing: &sealing, progress: None };
+    let served =
+        road.serve(&handler, inputs, |info| CatchUnwind((spec.read)(Call { args: Arc::clone(&args), info }))).await;
+    let body = match served.into_rpc() {
+        Ok(Reply::Complete(body)) => body,
+        Ok(Reply::InputRequired(asked)) => return Ok(Reply::InputRequired(asked)),
+        Ok(Reply::Task(task)) => return Ok(Reply::Task(task)),
+        Err(Failure::Envelope(err, origin, code)) => {
             let not_found = (err.code() == mcp_core::ErrorCode::NotFound && code.is_none()).then_some(not_found);
             let err = if not_found.is_some() { with_uri(err, &uri) } else { err };
-            return Err(fail_rpc(resource.site(caller.causes), err, request_id, origin, code.or(not_found)));
+            return Err(road.fail(site, err, origin, code.or(not_found)));
         }
-        Served::Rpc(e) => return Err(e),
-        Served::Panicked(payload) => return Err(panicked(resource, caller.causes, &*payload, request_id)),
+        Err(Failure::Rpc(e)) => return Err(e),
+        Err(Failure::Panicked(payload)) => return Err(road.panicked(site, &*payload)),
     };
     let mime = spec.mime_type.map(str::to_owned);
     let contents = match body {
@@ -543,9 +541,7 @@ pub(crate) async fn read(
                 text,
             }]
         }
-        ResourceBody::Failed(err) => {
-            return Err(fail_rpc(resource.site(caller.causes), err, request_id, Origin::Fault, None));
-        }
+        ResourceBody::Failed(err) => return Err(road.fail(site, err, Origin::Fault, None)),
         ResourceBody::Bytes(bytes) => vec![ResourceContents::Blob {
             uri,
             mime_type: mime,
@@ -557,7 +553,7 @@ pub(crate) async fn read(
                 .retryable(false)
                 .hint("List resources with resources/list, then read one of those URIs.");
             let err = with_uri(err, &uri);
-            return Err(fail_rpc(resource.site(caller.causes), err, request_id, Origin::Refusal, Some(not_found)));
+            return Err(road.fail(site, err, Origin::Refusal, Some(not_found)));
         }
         ResourceBody::Contents(contents) => contents,
     };
@@ -578,16 +574,6 @@ fn with_uri(err: ToolError, uri: &str) -> ToolError {
 fn shown(uri: &str) -> String {
     let clean: String = uri.chars().filter(|c| !c.is_control()).take(256).collect();
     if uri.chars().count() > 256 { format!("{clean}…") } else { clean }
-}
-
-fn panicked(
-    resource: &Registered,
-    causes: usize,
-    payload: &(dyn std::any::Any + Send),
-    request_id: RequestId,
-) -> RpcError {
-    let err = panic_failure("Resource", resource.spec.name, payload, request_id);
-    fail_rpc(resource.site(causes), err, request_id, Origin::Fault, None)
 }
 
 #[cfg(test)]

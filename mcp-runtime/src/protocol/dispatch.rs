@@ -2,25 +2,22 @@
 //! the policy, validate the arguments, run the handler (caught panics, time limit), check
 //! its output. Every failure here is a tool execution error, built by `envelope::fail`.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
-use std::time::Instant;
 
 use mcp_core::{CallToolResult, ErrorCode, ToolError};
 use serde_json::{Map, Value};
 
 use crate::context::ask::{self, Operation, Reply, Sealing};
-use crate::context::ctx::{Call, CallInfo, CancelState, Progress};
-use crate::context::shim::{self, Round};
-use crate::hooks::{HookRequest, Refused};
-use crate::protocol::handler::{Ran, finished, handler_failed, panicked, run};
+use crate::context::ctx::{Call, CancelState, Progress};
+use crate::features::call::{Handler, Road, Served, Tool, unknown};
+use crate::protocol::handler::{Ran, finished, handler_failed, run};
 use crate::protocol::tasked;
 use crate::rpc::channel::Channel;
-use crate::rpc::envelope::{Origin, Site, display_name, fail, levenshtein};
+use crate::rpc::envelope::{Origin, Site, display_name, fail};
 use crate::rpc::era::{Client, Era};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
-use crate::server::{Registered, Shared, Tools};
+use crate::server::{Shared, Tools};
 
 /// A `tools/call` whose params have the `CallToolRequest` shape.
 pub(crate) struct CallRequest {
@@ -34,9 +31,9 @@ pub(crate) struct CallRequest {
 }
 
 /// Runs one call. `Err` only for strict resolution (an unknown or disabled tool as a
-/// protocol error); everything else is a `CallToolResult`.
-// One call's whole pipeline, read top to bottom; the task branch took it past 100 lines.
-#[allow(clippy::too_many_lines)]
+/// protocol error); everything else is a `CallToolResult`. The road (`features::call`) is
+/// every family's; what is a tool's is here: resolve (strict resolution, a disabled tool,
+/// the headers and arguments), run (`handler::run`, or a task's) and shape.
 pub(crate) async fn call(
     shared: &Arc<Shared>,
     channel: &Arc<Channel>,
@@ -44,13 +41,14 @@ pub(crate) async fn call(
     req: CallRequest,
     cancel: Arc<CancelState>,
 ) -> Result<Reply, RpcError> {
-    let started = Instant::now();
-    let request_id = RequestId::generate();
+    let caller = shared.caller(channel, client, &cancel);
+    let road = Road::<Tool>::new(&caller);
+    let request_id = road.request_id;
     let strict = shared.options.strict_resolution && channel.is_wire();
     let tools = shared.tools();
 
     let Some(tool) = tools.get(req.name.as_str()) else {
-        return unknown_tool(shared, &tools, channel, &req.name, strict, request_id).map(Reply::Complete);
+        return unknown_tool(shared, &tools, &road, &req.name, strict).map(Reply::Complete);
     };
     let name = tool.spec.name;
     let site = tool.site(&shared.options);
@@ -59,13 +57,10 @@ pub(crate) async fn call(
         if strict {
             return Err(RpcError::invalid_params(format!("Tool unavailable: {name}")));
         }
-        return Ok(Reply::Complete(unavailable(site, Some(reason.as_str()), None, request_id)));
+        let err = crate::hooks::policy::unavailable(name, Some(reason.as_str()), None);
+        return Ok(Reply::Complete(road.refuse(site, err)));
     }
-    // Scopes before the policy and the arguments: a caller without them learns nothing more.
-    if let Err(err) = crate::auth::principal::require(channel.principal(), tool.spec.scopes, name) {
-        return Ok(Reply::Complete(fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, None)));
-    }
-    if let Some(refused) = refused_by_hooks(shared, site, channel, client, req.arguments.as_ref(), request_id) {
+    if let Err(refused) = road.admit(site, tool.spec.scopes, name, req.arguments.as_ref()) {
         return Ok(Reply::Complete(refused));
     }
 
@@ -92,102 +87,47 @@ pub(crate) async fn call(
     let operation = Operation::named("tools/call", tool.spec.name);
     let sealing =
         Sealing { sealer: &shared.stores.sealer, principal: channel.principal(), operation: &operation, request_id };
-    let mut inputs = ask::incoming(client, &sealing, req.input_responses.as_deref(), req.request_state.as_deref())?;
+    let inputs = ask::incoming(client, &sealing, req.input_responses.as_deref(), req.request_state.as_deref())?;
     // A `#[tool(task = ..)]` tool's call that may become a task, or that is refused for not
     // being able to, goes its own way (`protocol::tasked`); others go on here.
-    if let Some(diverted) = tasked::divert(tool, shared, channel, client, request_id, started) {
+    if let Some(diverted) = tasked::divert(tool, shared, channel, client, request_id, road.started) {
         return diverted.serve(args, inputs, operation, cancel).await;
     }
     let progress = req.progress_token.map(|token| Arc::new(Progress::new(token)));
-    // Over a 2025 session an ask is fulfilled here and the handler runs again, with the same
-    // (shared) arguments.
+    // Every round of the handler (over a 2025 session, one per ask) gets the same (shared)
+    // arguments.
     let args = Arc::new(args);
-    let mut asked = 0;
-    loop {
-        let info = CallInfo {
-            tool: name,
-            request_id,
-            started,
-            channel: Arc::clone(channel),
-            client: client.clone(),
-            stores: Arc::clone(&shared.stores),
-            operation: operation.clone(),
-            notices: Arc::clone(&shared.notices),
-            progress: progress.clone(),
-            inputs: std::mem::take(&mut inputs),
-            cancel: Arc::clone(&cancel),
-            task: None,
-        };
-        let outcome = match run(shared, tool, channel, client, Call { args: Arc::clone(&args), info }, request_id).await
-        {
-            Ran::Done(outcome) => outcome,
-            Ran::Stopped(result) => return Ok(Reply::Complete(result)),
-        };
-        if cancel.is_cancelled() {
-            // Nothing is sent for a cancelled call, and how its handler ended is no failure.
-            tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, "the call ended after the client cancelled it; nothing sent");
-            return Ok(Reply::Complete(CallToolResult::default()));
-        }
-        let result = match outcome {
-            Ok(Ok(output)) => finished(tool, site, output, request_id),
-            Ok(Err(mut err)) => {
-                // Asking is not failing: it is recognised before anything classifies the error.
-                let Some(question) = ask::take(&mut err) else {
-                    return handler_failed(site, err, client, request_id).map(Reply::Complete);
-                };
-                if client.era() == Era::Modern {
-                    tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, "the handler asks the caller: input_required");
-                    return ask::modern(question, client, name, &sealing).map(Reply::InputRequired);
-                }
-                tracing::debug!(target: "mcp_runtime::call", %request_id, tool = name, round = asked + 1, "the handler asks the caller: the shim asks the client");
-                asked += 1;
-                let timeout = shared.options.ask_timeout;
-                // Boxed: a round trip is rare, and its future would make every call's larger.
-                match Box::pin(shim::round("tools/call", question, asked, channel, client, &cancel, timeout)).await {
-                    Round::Again(next) => {
-                        inputs = next;
-                        continue;
-                    }
-                    Round::Broken(e) => return Err(e),
-                    ended => shim_ended(site, ended, request_id),
+    let handler = Handler { name, operation: &operation, sealing: &sealing, progress };
+    let served = road
+        .serve(&handler, inputs, |info| {
+            let call = Call { args: Arc::clone(&args), info };
+            async move {
+                match run(shared, tool, channel, client, call, request_id).await {
+                    Ran::Done(caught) => caught.map(|ran| ran.map(Step::Output)),
+                    Ran::Stopped(result) => Ok(Ok(Step::Stopped(result))),
                 }
             }
-            Err(payload) => panicked(site, &*payload, request_id),
-        };
-        return Ok(Reply::Complete(result));
-    }
+        })
+        .await;
+    let result = match served {
+        Served::Done(Step::Output(output)) => finished(tool, site, output, request_id),
+        Served::Done(Step::Stopped(result)) => result,
+        Served::Asked(asked) => return Ok(Reply::InputRequired(asked)),
+        Served::Failed(err) => return handler_failed(site, err, client, request_id).map(Reply::Complete),
+        Served::Refused(err) => fail(site, err, request_id, Origin::Refusal, None),
+        Served::Unfulfilled(err) => fail(site, err, request_id, Origin::Fault, None),
+        Served::Rpc(e) => return Err(e),
+        Served::Panicked(payload) => road.panicked(site, &*payload),
+        Served::Cancelled => CallToolResult::default(),
+    };
+    Ok(Reply::Complete(result))
 }
 
-/// The server's hooks (its policy among them) on this call: `None` to go on, or the
-/// refusal (or a hook's panic).
-fn refused_by_hooks(
-    shared: &Shared,
-    site: Site<'_>,
-    channel: &Channel,
-    client: &Client,
-    arguments: Option<&Value>,
-    request_id: RequestId,
-) -> Option<CallToolResult> {
-    let request = HookRequest::new("tools/call", site.tool, arguments, channel, client);
-    // Hooks are the author's code: a panic in one fails this call, like one in a handler.
-    match shared.observer.hooks.before(&request) {
-        Ok(()) => None,
-        Err(Refused::By(err)) => Some(fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, None)),
-        Err(Refused::Panicked(payload)) => Some(panicked(site, &*payload, request_id)),
-    }
-}
-
-/// The result of a call whose legacy shim round ended it: the capability refusal, a failed
-/// round, or nothing (cancelled).
-fn shim_ended(site: Site<'_>, round: Round, request_id: RequestId) -> CallToolResult {
-    match round {
-        Round::Refused(err) => fail(site, err, request_id, Origin::Refusal, None),
-        Round::Failed(err) => fail(site, err, request_id, Origin::Fault, None),
-        Round::Again(_) | Round::Broken(_) | Round::Cancelled => {
-            tracing::debug!(target: "mcp_runtime::call", %request_id, tool = site.tool, "the call was cancelled while the client was asked; nothing sent");
-            CallToolResult::default()
-        }
-    }
+/// How one run of a tool's handler ended when it did not fail: its value, or the result the
+/// runtime stopped it with (its time limit).
+enum Step {
+    Output(crate::tools::output::Output),
+    Stopped(CallToolResult),
 }
 
 /// On a 2026-07-28 HTTP call, every `Mcp-Param-*` header must carry its argument's value
@@ -229,30 +169,29 @@ fn check_header_params(
     Ok(())
 }
 
-/// A call of a tool that is not served: a tool execution error with a did-you-mean, or a
-/// protocol error under strict resolution.
+/// A call of a tool that is not served: a tool execution error with a did-you-mean among
+/// the tools listed to this caller, or a protocol error under strict resolution.
 fn unknown_tool(
     shared: &Shared,
     tools: &Tools,
-    channel: &Channel,
+    road: &Road<'_, Tool>,
     name: &str,
     strict: bool,
-    request_id: RequestId,
 ) -> Result<CallToolResult, RpcError> {
     let shown = display_name(name);
     if strict {
         return Err(RpcError::invalid_params(format!("Unknown tool: {shown}")));
     }
-    let mut hint = String::from("Re-run tools/list and retry.");
-    // Only a tool listed to this caller is suggested.
-    let listed = |tool: &Registered| tool.disabled.is_none() && shared.lists_to(tool, channel.principal());
-    if let Some(near) = did_you_mean(tools, &shown, listed) {
-        let _ = write!(hint, " Did you mean {near}?");
-    }
-    let err =
-        ToolError::invalid_params(format!("Unknown tool: {shown}.")).reason("unknown_tool").retryable(false).hint(hint);
+    let principal = road.caller.channel.principal();
+    let listed = tools.all.iter().filter(|t| t.disabled.is_none() && shared.lists_to(t, principal));
+    let err = unknown(
+        ToolError::invalid_params(format!("Unknown tool: {shown}.")).reason("unknown_tool"),
+        "Re-run tools/list and retry.",
+        &shown,
+        listed.map(|t| t.spec.name),
+    );
     let site = Site { family: "tool", tool: &shown, contract: &[], structured: true, causes: 0 };
-    Ok(fail(site, err, request_id, Origin::Refusal, None))
+    Ok(road.refuse(site, err))
 }
 
 /// Refuses a call that cannot start (every slot taken and, on stdio, the queue full): retryable.
@@ -273,11 +212,6 @@ pub(crate) fn busy(shared: &Shared, name: &str) -> CallToolResult {
     fail(site, err, RequestId::generate(), Origin::Refusal, None)
 }
 
-fn unavailable(site: Site<'_>, reason: Option<&str>, hint: Option<&str>, request_id: RequestId) -> CallToolResult {
-    let err = crate::hooks::policy::unavailable(site.tool, reason, hint);
-    fail(Site { contract: &[], ..site }, err, request_id, Origin::Refusal, None)
-}
-
 /// `null` sent for an optional parameter means absent: the listed schema leaves `null` out
 /// (function-calling dialects reject type unions) but the Rust type reads it as `None`.
 fn absent_when_null(args: &mut Value, optional: &[String]) {
@@ -286,34 +220,5 @@ fn absent_when_null(args: &mut Value, optional: &[String]) {
         && map.values().any(Value::is_null)
     {
         map.retain(|key, value| !(value.is_null() && optional.iter().any(|o| o == key)));
-    }
-}
-
-/// The closest listed tool within edit distance 2; ties go to `tools/list` order.
-fn did_you_mean(tools: &Tools, name: &str, listed: impl Fn(&Registered) -> bool) -> Option<&'static str> {
-    if name.chars().count() > 130 {
-        return None;
-    }
-    let mut best: Option<(usize, &'static str)> = None;
-    for tool in tools.all.iter().filter(|t| listed(t)) {
-        let d = levenshtein(name, tool.spec.name);
-        if d <= 2 && best.is_none_or(|(b, _)| d < b) {
-            best = Some((d, tool.spec.name));
-        }
-    }
-    best.map(|(_, n)| n)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_rendered_safely() {
-        assert_eq!(display_name("ec\u{0}ho\n"), "echo");
-        let long = "x".repeat(200);
-        assert_eq!(display_name(&long), format!("{}…", "x".repeat(128)));
-        assert_eq!(levenshtein("ehco", "echo"), 2);
-        assert_eq!(levenshtein("echo", "echo"), 0);
     }
 }

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use crate::context::ask::{CAPABILITY_MISSING, INVALID_STATE};
 use crate::context::ctx::Call;
 use crate::context::logging::{InCall, Scope};
-use crate::rpc::catch::{CatchUnwind, panic_text};
+use crate::rpc::catch::CatchUnwind;
 use crate::rpc::channel::Channel;
 use crate::rpc::envelope::{Origin, Site, fail};
 use crate::rpc::era::{Client, Era};
@@ -204,16 +204,6 @@ fn seconds(d: Duration) -> String {
     }
     let s = format!("{:.3}", d.as_secs_f64());
     s.trim_end_matches('0').trim_end_matches('.').to_owned()
-}
-
-/// A panic in the author's code (handler or policy), as the failure of the call.
-pub(crate) fn panicked(site: Site<'_>, payload: &(dyn Any + Send), request_id: RequestId) -> CallToolResult {
-    let name = site.tool;
-    tracing::error!(target: "mcp_runtime::call", %request_id, tool = name, payload = panic_text(payload), "handler panicked");
-    let err = ToolError::internal(format!("Tool {name} failed unexpectedly."))
-        .reason("internal_error")
-        .hint("Retry the call once; if it fails again, report the request id to the server operator.");
-    fail(site, err, request_id, Origin::Fault, None)
 }
 
 #[cfg(test)]

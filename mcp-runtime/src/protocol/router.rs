@@ -7,8 +7,10 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::auth::principal::Principal;
+use crate::auth::principal::grants;
 use crate::context::ask;
 use crate::context::ctx::Caller;
+use crate::features::call::near;
 use crate::features::completion::{self, CompletionRequest, Ref};
 use crate::features::{prompts, resources};
 use crate::rpc::era::Client;
@@ -81,19 +83,27 @@ pub(crate) async fn run(shared: &Shared, caller: &Caller<'_>, feature: Feature) 
             let (owner, scopes, completers) = match &req.reference {
                 Ref::Prompt(name) => {
                     let prompt = prompts.get(name).ok_or_else(|| {
-                        RpcError::invalid_params(format!(
-                            "Invalid params: unknown prompt {}; list prompts with prompts/list",
-                            crate::rpc::envelope::display_name(name)
-                        ))
+                        let shown = crate::rpc::envelope::display_name(name);
+                        let listed = prompts.all.iter().filter(|p| grants(caller.channel.principal(), p.scopes));
+                        unknown_ref(
+                            format!("Invalid params: unknown prompt {shown}; list prompts with prompts/list"),
+                            near(&shown, listed.map(|p| p.name)),
+                        )
                     })?;
                     (prompt.name, prompt.scopes, &prompt.complete[..])
                 }
                 Ref::Resource(uri) => {
                     let resource = shared.resources.template(uri).ok_or_else(|| {
-                        RpcError::invalid_params(format!(
-                            "Invalid params: no resource template is written `{}`; list them with resources/templates/list",
-                            crate::rpc::envelope::display_name(uri)
-                        ))
+                        let shown = crate::rpc::envelope::display_name(uri);
+                        let listed = shared.resources.all.iter().filter(|r| {
+                            r.template.is_some() && grants(caller.channel.principal(), r.spec.scopes)
+                        });
+                        unknown_ref(
+                            format!(
+                                "Invalid params: no resource template is written `{shown}`; list them with resources/templates/list"
+                            ),
+                            near(&shown, listed.map(|r| r.spec.uri)),
+                        )
                     })?;
                     (resource.spec.name, resource.spec.scopes, &resource.spec.complete[..])
                 }
@@ -103,6 +113,15 @@ pub(crate) async fn run(shared: &Shared, caller: &Caller<'_>, feature: Feature) 
         }
     };
     Ok(finish(shared, caller.client, body, cacheable))
+}
+
+/// A completion's `ref` that names nothing: `-32602`, with the road's did-you-mean
+/// (`features::call::near`) among the names listed to this caller.
+fn unknown_ref(message: String, near: Option<&str>) -> RpcError {
+    match near {
+        Some(near) => RpcError::invalid_params(format!("{message}; did you mean {near}?")),
+        None => RpcError::invalid_params(message),
+    }
 }
 
 /// A complete result's body, or `Err` carrying the `input_required` result to send as it is.

@@ -35,7 +35,8 @@ use tracing::{Instrument as _, Span};
 
 use crate::auth::principal;
 use crate::context::ask::{self, Ask, Inputs, Operation, Reply, Sealing};
-use crate::context::ctx::{Call, CallInfo, CancelState, TaskHook};
+use crate::context::ctx::{Call, CancelState, TaskHook};
+use crate::features::call::{Ended, Tool, ended, panicked};
 use crate::hooks::Answer;
 use crate::observe::{self, span};
 use crate::protocol::handler::{self, Ran};
@@ -285,20 +286,10 @@ impl Job {
     fn run(self: &Arc<Self>, inputs: Inputs) -> Running {
         let job = Arc::clone(self);
         Box::pin(async move {
-            let info = CallInfo {
-                tool: job.tool.spec.name,
-                request_id: job.request_id,
-                started: job.started,
-                channel: Arc::clone(&job.channel),
-                client: job.client.clone(),
-                stores: Arc::clone(&job.shared.stores),
-                operation: job.operation.clone(),
-                notices: Arc::clone(&job.shared.notices),
-                progress: None,
-                inputs,
-                cancel: Arc::clone(&job.stop),
-                task: Some(Arc::clone(&job.hook)),
-            };
+            let caller = job.shared.caller(&job.channel, &job.client, &job.stop);
+            let info = caller
+                .info(job.tool.spec.name, job.request_id, job.started, &job.operation, inputs)
+                .with_task(Arc::clone(&job.hook));
             let call = Call { args: Arc::clone(&job.args), info };
             handler::run(&job.shared, &job.tool, &job.channel, &job.client, call, job.request_id).await
         })
@@ -312,17 +303,17 @@ impl Job {
     fn outcome(&self, ran: Ran) -> Outcome {
         match ran {
             Ran::Stopped(result) => Outcome::Result(result),
-            Ran::Done(Ok(Ok(output))) => {
-                Outcome::Result(handler::finished(&self.tool, self.site(), output, self.request_id))
-            }
-            Ran::Done(Ok(Err(mut err))) => match ask::take(&mut err) {
-                Some(ask) => Outcome::Asked(ask),
-                None => match handler::handler_failed(self.site(), err, &self.client, self.request_id) {
+            Ran::Done(caught) => match ended(caught) {
+                Ended::Done(output) => {
+                    Outcome::Result(handler::finished(&self.tool, self.site(), output, self.request_id))
+                }
+                Ended::Asked(ask) => Outcome::Asked(ask),
+                Ended::Failed(err) => match handler::handler_failed(self.site(), err, &self.client, self.request_id) {
                     Ok(result) => Outcome::Result(result),
                     Err(e) => Outcome::Error(e),
                 },
+                Ended::Panicked(payload) => Outcome::Result(panicked::<Tool>(self.site(), &*payload, self.request_id)),
             },
-            Ran::Done(Err(payload)) => Outcome::Result(handler::panicked(self.site(), &*payload, self.request_id)),
         }
     }
 

@@ -7,25 +7,12 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use mcp_core::ToolError;
-
-use crate::rpc::request_id::RequestId;
-
 pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> &str {
     payload
         .downcast_ref::<&'static str>()
         .copied()
         .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
         .unwrap_or("<non-string panic payload>")
-}
-
-/// A panic in a resource or prompt handler (`kind` `Resource`, `Prompt`), as the failure
-/// sent for it. The payload is logged here and never sent.
-pub(crate) fn panic_failure(kind: &str, name: &str, payload: &(dyn Any + Send), request_id: RequestId) -> ToolError {
-    tracing::error!(target: "mcp_runtime::call", %request_id, handler = name, payload = panic_text(payload), "{kind} handler panicked");
-    ToolError::internal(format!("{kind} {name} failed unexpectedly."))
-        .reason("internal_error")
-        .hint("Retry once; if it fails again, report the request id to the server operator.")
 }
 
 /// Polls the handler inside `catch_unwind`, so a panic in a sync or async handler becomes

@@ -31,6 +31,9 @@ pub(crate) struct Channel {
     session: Option<Arc<str>>,
     /// The stdio connection (a number of this process), 0 elsewhere.
     connection: u64,
+    /// An in-process request's (`Server::call`): what the session writes is read back by
+    /// the caller, never sent.
+    in_process: bool,
 }
 
 /// How a request reached the server.
@@ -50,7 +53,13 @@ pub enum Transport {
 impl Channel {
     pub(crate) fn new(out: Option<Arc<Outbox>>, http: Option<Arc<http::request::Parts>>) -> Self {
         let principal = http.as_ref().and_then(|parts| parts.extensions.get::<Principal>().cloned());
-        Channel { out, http, answers: true, principal, local: None, session: None, connection: 0 }
+        Channel { out, http, answers: true, principal, local: None, session: None, connection: 0, in_process: false }
+    }
+
+    /// The channel of an in-process request (`Server::call`): its answer is written to
+    /// `out` for the caller to read; nothing can answer a request of ours meanwhile.
+    pub(crate) fn in_process(out: Arc<Outbox>) -> Self {
+        Channel { in_process: true, ..Channel::new(Some(out), None).without_answers() }
     }
 
     /// The channel of a request of the 2025 HTTP session `id`.
@@ -69,6 +78,7 @@ impl Channel {
     /// How the requests arrived.
     pub(crate) fn transport(&self) -> Transport {
         match (&self.out, &self.http) {
+            _ if self.in_process => Transport::InProcess,
             (None, _) => Transport::InProcess,
             (Some(_), Some(_)) => Transport::Http,
             (Some(_), None) => Transport::Stdio,
@@ -116,7 +126,7 @@ impl Channel {
 
     /// `true` when the messages go out as JSON-RPC (not an in-process call).
     pub(crate) fn is_wire(&self) -> bool {
-        self.out.is_some()
+        self.out.is_some() && !self.in_process
     }
 
     pub(crate) fn http(&self) -> Option<&http::request::Parts> {

@@ -16,9 +16,11 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::auth::principal::Principal;
-use crate::context::ctx::Notices;
+use crate::context::ctx::{Caller, CancelState, Notices};
 use crate::features::prompts::{PromptDef, PromptSpec, Prompts};
 use crate::features::resources::Resources;
+use crate::rpc::channel::Channel;
+use crate::rpc::era::Client;
 use crate::state::store::Stores;
 use crate::tools::tool::ToolDef;
 
@@ -211,6 +213,26 @@ impl Tools {
 }
 
 impl Shared {
+    /// What a feature's request may see of this server, for a request of `client` on
+    /// `channel` that `cancel` stops.
+    pub(crate) fn caller<'a>(
+        &'a self,
+        channel: &'a Arc<Channel>,
+        client: &'a Client,
+        cancel: &'a Arc<CancelState>,
+    ) -> Caller<'a> {
+        Caller {
+            channel,
+            hooks: &self.observer.hooks,
+            client,
+            cancel,
+            stores: &self.stores,
+            notices: &self.notices,
+            causes: self.options.error_causes,
+            ask_timeout: self.options.ask_timeout,
+        }
+    }
+
     /// Whether `tools/list` shows `tool` to a caller with `principal`: always, unless the
     /// server hides the tools whose scopes the caller lacks.
     pub(crate) fn lists_to(&self, tool: &Registered, principal: Option<&Principal>) -> bool {

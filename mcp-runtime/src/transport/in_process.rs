@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use tracing::Instrument as _;
-
 use crate::protocol::session::{Admit, Next, Seen, Session, State};
 use crate::rpc::channel::Channel;
 use crate::rpc::outbox::Outbox;
@@ -81,7 +79,7 @@ impl Server {
     /// transport: for tests. The result is `{contents: [...]}`; a failure is the JSON-RPC
     /// error a client would get (`data` carries the reason, hint and request id).
     pub async fn read_resource(&self, uri: &str) -> Result<serde_json::Value, crate::rpc::jsonrpc::RpcError> {
-        self.in_process("resources/read", serde_json::json!({"uri": uri})).await
+        self.in_process("resources/read", serde_json::json!({"uri": uri}), None).await
     }
 
     /// Gets a prompt as a 2025-11-25 client would (`prompts/get`), without a transport: for
@@ -91,48 +89,43 @@ impl Server {
         name: &str,
         arguments: serde_json::Value,
     ) -> Result<serde_json::Value, crate::rpc::jsonrpc::RpcError> {
-        self.in_process("prompts/get", serde_json::json!({"name": name, "arguments": arguments})).await
+        self.in_process("prompts/get", serde_json::json!({"name": name, "arguments": arguments}), None).await
     }
 
+    /// One request through a session of its own, the front door every caller uses (the
+    /// observer, the hooks, the road): a 2025-11-25 client's request on a connection that
+    /// did not `initialize`, answered with the JSON-RPC result or error a client would read.
     async fn in_process(
         &self,
         method: &str,
         params: serde_json::Value,
+        principal: Option<crate::Principal>,
     ) -> Result<serde_json::Value, crate::rpc::jsonrpc::RpcError> {
-        let local = self.shared.options.local_principal(false);
-        let channel = std::sync::Arc::new(crate::rpc::channel::Channel::new(None, None).with_local(local));
-        let client = crate::rpc::era::Client::Legacy(std::sync::Arc::default());
-        let cancel = std::sync::Arc::default();
-        let shared = &self.shared;
-        let caller = crate::context::ctx::Caller {
-            channel: &channel,
-            hooks: &shared.observer.hooks,
-            client: &client,
-            cancel: &cancel,
-            stores: &shared.stores,
-            notices: &shared.notices,
-            causes: shared.options.error_causes,
-            ask_timeout: shared.options.ask_timeout,
-        };
-        let mut watch = shared.observer.begin(method, None, None, &channel);
-        if let ("resources/read", Some(uri)) = (method, params.get("uri").and_then(serde_json::Value::as_str)) {
-            watch.reads(uri);
-        } else {
-            let name = params.get("name").and_then(serde_json::Value::as_str).unwrap_or_default();
-            watch.names(&shared.observer, name, params.get("arguments"));
+        let written = Arc::new(Outbox::default());
+        let mut channel = Channel::in_process(Arc::clone(&written));
+        if let Some(principal) = principal {
+            channel.set_principal(principal);
         }
-        let answer = match crate::protocol::router::request(shared, method, Some(params)) {
-            Ok(feature) => {
-                crate::protocol::router::run(shared, &caller, feature).instrument(watch.span().clone()).await
+        let session = Arc::new(Session::new(Arc::clone(&self.shared), Arc::new(State::in_process()), channel, None));
+        let line = crate::rpc::jsonrpc::request(1, method, Some(&params));
+        let admit = Admit { answer: true, run: true, refuse: false };
+        if let Next::Call { id, job, cancel } = session.handle(&line, admit, Seen::Fresh) {
+            Arc::clone(&session).run_call(id, job, cancel).await;
+        }
+        // The answer is the one line with an id; notifications (logs, progress) are dropped.
+        let mut answer = None;
+        written.take(usize::MAX, |line| {
+            if answer.is_none()
+                && let Ok(serde_json::Value::Object(mut message)) = serde_json::from_slice(&line.bytes)
+                && message.contains_key("id")
+            {
+                answer = Some(match message.remove("error") {
+                    Some(error) => Err(rpc_error(error)),
+                    None => Ok(message.remove("result").unwrap_or_default()),
+                });
             }
-            Err(e) => Err(e),
-        };
-        let seen = match &answer {
-            Ok(_) => crate::hooks::Answer::Result,
-            Err(e) => crate::hooks::Answer::Error(e),
-        };
-        watch.end(&shared.observer, &channel, Some(&client), seen, &|m, n| shared.serves(m, n));
-        answer
+        });
+        answer.unwrap_or_else(|| Err(crate::rpc::jsonrpc::RpcError::invalid_request("Request cancelled")))
     }
 
     /// Runs one call through the production pipeline (resolution, policy, argument
@@ -142,8 +135,7 @@ impl Server {
     /// ([`ServerBuilder::local_principal`](crate::ServerBuilder::local_principal)); see
     /// [`Server::call_as`] for another.
     pub async fn call(&self, name: &str, arguments: serde_json::Value) -> mcp_core::CallToolResult {
-        let local = self.shared.options.local_principal(false);
-        self.call_on(crate::rpc::channel::Channel::new(None, None).with_local(local), name, arguments).await
+        self.call_on(None, name, arguments).await
     }
 
     /// [`Server::call`] as `principal` would make it, as if an authorization layer had found
@@ -172,47 +164,44 @@ impl Server {
         name: &str,
         arguments: serde_json::Value,
     ) -> mcp_core::CallToolResult {
-        let mut channel = crate::rpc::channel::Channel::new(None, None);
-        channel.set_principal(principal);
-        self.call_on(channel, name, arguments).await
+        self.call_on(Some(principal), name, arguments).await
     }
 
     async fn call_on(
         &self,
-        channel: crate::rpc::channel::Channel,
+        principal: Option<crate::Principal>,
         name: &str,
         arguments: serde_json::Value,
     ) -> mcp_core::CallToolResult {
-        let channel = std::sync::Arc::new(channel);
-        let client = crate::rpc::era::Client::Legacy(std::sync::Arc::default());
-        let req = crate::protocol::dispatch::CallRequest {
-            name: name.to_owned(),
-            arguments: Some(arguments),
-            progress_token: None,
-            input_responses: None,
-            request_state: None,
-        };
-        let shared = &self.shared;
-        let mut watch = shared.observer.begin("tools/call", None, None, &channel);
-        watch.names(&shared.observer, &req.name, req.arguments.as_ref());
-        let call = crate::protocol::dispatch::call(shared, &channel, &client, req, std::sync::Arc::default());
-        let result = match call.instrument(watch.span().clone()).await {
-            Ok(crate::context::ask::Reply::Complete(result)) => result,
-            // A 2025 call never returns `input_required` (its asks are fulfilled or refused) nor
-            // a task (2026-07-28 only).
-            Ok(crate::context::ask::Reply::InputRequired(_) | crate::context::ask::Reply::Task(_)) => {
-                unreachable!("in-process calls are 2025 calls")
-            }
+        let answer = self.in_process("tools/call", serde_json::json!({"name": name, "arguments": arguments}), principal).await;
+        match answer.map(serde_json::from_value::<mcp_core::CallToolResult>) {
+            Ok(Ok(result)) => result,
             // Strict resolution applies on the wire only; in-process calls never take it.
             // A handler's ask that breaks the protocol's rules (asking nothing): its author's bug.
-            Err(e) => mcp_core::CallToolResult {
-                content: vec![mcp_core::Content::text(format!("Error: {} ({})", e.message, e.code))],
-                is_error: Some(true),
-                ..mcp_core::CallToolResult::default()
-            },
-        };
-        let answer = crate::hooks::Answer::Tool(&result);
-        watch.end(&shared.observer, &channel, Some(&client), answer, &|m, n| shared.serves(m, n));
-        result
+            Err(e) => error_result(&e.message, e.code),
+            Ok(Err(e)) => error_result(&format!("the result does not read as a CallToolResult: {e}"), -32603),
+        }
+    }
+}
+
+/// A protocol error as an in-process call returns it.
+fn error_result(message: &str, code: i32) -> mcp_core::CallToolResult {
+    mcp_core::CallToolResult {
+        content: vec![mcp_core::Content::text(format!("Error: {message} ({code})"))],
+        is_error: Some(true),
+        ..mcp_core::CallToolResult::default()
+    }
+}
+
+/// A JSON-RPC `error` member, read back.
+fn rpc_error(error: serde_json::Value) -> crate::rpc::jsonrpc::RpcError {
+    crate::rpc::jsonrpc::RpcError {
+        code: error
+            .get("code")
+            .and_then(serde_json::Value::as_i64)
+            .and_then(|c| i32::try_from(c).ok())
+            .unwrap_or(-32603),
+        message: error.get("message").and_then(serde_json::Value::as_str).unwrap_or_default().to_owned(),
+        data: error.get("data").cloned(),
     }
 }

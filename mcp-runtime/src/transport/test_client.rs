@@ -9,21 +9,9 @@ use serde_json::{Value, json};
 
 use crate::protocol::session::{Admit, Next, Seen, Session, State};
 use crate::rpc::channel::Channel;
+pub use crate::rpc::era::Era;
 use crate::rpc::outbox::Outbox;
 use crate::server::Server;
-
-/// The protocol revision a [`TestClient`] speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Era {
-    /// 2025-11-25: `initialize` first (sent by the client before its first request), and the
-    /// server asks with requests of its own (`elicitation/create`, `sampling/createMessage`,
-    /// `roots/list`) while a call runs.
-    Legacy,
-    /// 2026-07-28: every request names the revision and the client's capabilities in its
-    /// `_meta`; the server asks by answering `input_required`, and the client calls again
-    /// with `inputResponses` (and the `requestState` it was given).
-    Modern,
-}
 
 /// How a [`TestClient`] answers what the server asks: the request's `method` and `params`
 /// in, the result out (`{"action": "accept", "content": {..}}` for an elicitation).

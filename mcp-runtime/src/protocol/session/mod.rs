@@ -98,6 +98,13 @@ impl State {
         State { per_request: true, legacy: Arc::new(Legacy::per_request()), ..State::new() }
     }
 
+    /// The session of one in-process request (`Server::call`, `read_resource`,
+    /// `get_prompt`): served without `initialize`, its client a 2025 one that declared
+    /// nothing.
+    pub(crate) fn in_process() -> Self {
+        State { per_request: true, ..State::new() }
+    }
+
     /// The revision `initialize` negotiated, if one did.
     pub(crate) fn protocol_version(&self) -> Option<&'static str> {
         self.legacy.version()
