@@ -19,6 +19,7 @@ const METADATA: &str = "https://notes.example.test/.well-known/oauth-protected-r
 #[tool]
 fn caller(ctx: &Ctx) -> String {
     match ctx.principal() {
+        Some(p) if p.is_local() => "local".into(),
         Some(p) => format!(
             "{} tenant={} scopes={}",
             p.subject().unwrap_or("-"),
@@ -181,13 +182,27 @@ fn a_principal_from_the_authors_middleware_reaches_the_tools() {
     let port = app.port;
     let (status, _, body) = post_call(port, &[("X-User", "carol")], "caller", &json!({}));
     assert_eq!((status, text(&body)), (200, "carol tenant=- scopes="), "{body:#}");
+    // Without the middleware's principal, the request is from the server's local principal.
     let (_, _, body) = post_call(port, &[], "caller", &json!({}));
-    assert_eq!(text(&body), "anonymous");
+    assert_eq!(text(&body), "local");
     // Per-tool scopes are checked against the middleware's principal.
     let (_, _, body) = post_call(port, &[("X-User", "carol")], "write_note", &json!({"name": "n"}));
     assert_eq!(envelope(&body), NO_SCOPE);
     let (_, _, body) =
         post_call(port, &[("X-User", "carol"), ("X-Scopes", "notes:write")], "write_note", &json!({"name": "n"}));
+    assert_eq!(text(&body), "wrote n");
+    drop(app);
+
+    // A server that relied on requests without a principal being refused narrows the local
+    // principal to no scope: the same call without `X-User` is then refused for its scope.
+    let server = builder().stateless_http(true).local_principal(Principal::default()).build().expect("builds");
+    let app = InProcess::router(with_middleware(&server));
+    let (_, _, body) = post_call(app.port, &[], "write_note", &json!({"name": "n"}));
+    let refused = envelope(&body);
+    assert!(refused.starts_with("Error: Insufficient scope: write_note requires `notes:write`."), "{refused}");
+    assert!(refused.contains("the server's local principal lacks the scope `notes:write`"), "{refused}");
+    let (_, _, body) =
+        post_call(app.port, &[("X-User", "carol"), ("X-Scopes", "notes:write")], "write_note", &json!({"name": "n"}));
     assert_eq!(text(&body), "wrote n");
 }
 

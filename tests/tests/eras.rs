@@ -500,7 +500,7 @@ fn legacy_and_modern_requests_interleave_each_answered_in_its_era() {
 
 fn whoami(name: Option<&str>, version: Option<&str>, capabilities: &[&str]) -> Value {
     json!({"name": name, "version": version, "capabilities": capabilities,
-           "subject": null, "client_id": null, "scopes": null, "tenant": null})
+           "subject": null, "client_id": null, "scopes": [], "tenant": null})
 }
 
 #[test]
@@ -1030,7 +1030,11 @@ fn sweep_calls(path: &str) -> Vec<(&'static str, Value)> {
         ("put_item", json!({"id": "sweep"})),
         ("delete_item", json!({"id": "sweep"})),
         ("delete_item", json!({"id": "never-stored"})),
-        // No token over stdio: refused for its scope.
+        // Counting and claiming in the state store.
+        ("next_id", json!({})),
+        ("claim", json!({"name": "sweep"})),
+        ("claim", json!({"name": 7})),
+        // Over stdio, from the local principal, which holds every scope.
         ("purge_cache", json!({})),
         ("blob", json!({"bytes": 3, "progress": true})),
         ("blob", json!({"bytes": -1})),

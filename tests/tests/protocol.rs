@@ -479,7 +479,7 @@ fn tools_call_without_arguments_means_an_empty_object() {
     // `whoami` takes no arguments: without `arguments` it runs (were they anything but `{}`,
     // its strict input schema would refuse them).
     let resp = c.roundtrip("tools/call", json!({"name": "whoami"}));
-    let me = json!({"name": "mcp-tests", "version": "0.0.1", "capabilities": [], "subject": null, "client_id": null, "scopes": null, "tenant": null});
+    let me = json!({"name": "mcp-tests", "version": "0.0.1", "capabilities": [], "subject": null, "client_id": null, "scopes": [], "tenant": null});
     assert_eq!(resp, success(&resp["id"], &structured_result(&me)));
     // With required parameters, a missing `arguments` fails exactly as `{}` does.
     let mut without = c.roundtrip("tools/call", json!({"name": "search_docs"}))["result"].clone();
