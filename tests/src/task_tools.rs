@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use mcp_runtime::prelude::*;
 
+/// How long one of `slow_job`'s steps takes.
+const STEP_MS: u64 = 100;
+
 /// What `slow_job` did.
 #[derive(Serialize, JsonSchema)]
 pub(crate) struct JobDone {
@@ -40,7 +43,8 @@ pub(crate) struct GoOn {
 }
 
 /// Works for `ms` milliseconds (as a task, for a client that declared the tasks extension),
-/// then ends as `outcome` says: `ok` (`{"done": ms}`), `declared` (the failure `job_failed`),
+/// reporting `ctx.progress(step, total, "step N of M")` every 100 ms, then ends as `outcome`
+/// says: `ok` (`{"done": ms}`), `declared` (the failure `job_failed`),
 /// `panic`, or `ask` (asks a yes/no question, then `{"done": ms, "answer": …}`). Stops when
 /// cancelled.
 #[tool(task = "optional")]
@@ -68,12 +72,19 @@ pub(crate) async fn slow_job(
     ctx.run_as_task();
     // Tests wait for this line to know the job runs on this replica.
     eprintln!("slow_job working: {}", ctx.request_id());
-    tokio::select! {
-        () = tokio::time::sleep(Duration::from_millis(ms)) => {}
-        () = ctx.cancelled() => {
-            eprintln!("slow_job cancelled: {}", ctx.request_id());
-            return Err(ToolError::internal("slow_job was cancelled before it finished."));
+    // One step per 100 ms, each reported: `ctx.progress(step, total, "step N of M")`.
+    // At most 6000 steps: `ms` is at most 600 000.
+    let total = u32::try_from(ms.div_ceil(STEP_MS).max(1)).unwrap_or(u32::MAX);
+    for step in 1..=total {
+        let this = Duration::from_millis(ms.saturating_sub(u64::from(step - 1) * STEP_MS).min(STEP_MS));
+        tokio::select! {
+            () = tokio::time::sleep(this) => {}
+            () = ctx.cancelled() => {
+                eprintln!("slow_job cancelled: {}", ctx.request_id());
+                return Err(ToolError::internal("slow_job was cancelled before it finished."));
+            }
         }
+        ctx.progress(f64::from(step), Some(f64::from(total)), Some(&format!("step {step} of {total}")));
     }
     // A span of its own, made once the call went on as a task: a child of the task's span.
     tracing::info_span!("slow_job.wrap_up", ms).in_scope(|| match outcome.unwrap_or_default() {

@@ -139,6 +139,41 @@ fn a_task_created_on_one_replica_is_read_working_then_completed_on_another() {
     assert_eq!(get(&a, &id)["result"], done["result"]);
 }
 
+/// The step of a `slow_job` status message, `"N of M: step N of M"`.
+fn step_of(task: &Value) -> Option<u64> {
+    let message = task["statusMessage"].as_str()?;
+    let (step, rest) = message.split_once(" of ")?;
+    let total = rest.split(':').next().unwrap_or_default();
+    assert_eq!(message, format!("{step} of {total}: step {step} of {total}"), "{task}");
+    step.parse().ok()
+}
+
+#[test]
+fn a_tasks_progress_is_its_status_message_on_every_replica_within_a_poll_interval() {
+    let redis = Redis::shared();
+    let (a, b) = replicas(&redis);
+    let id = start_job(&a, json!({"ms": 4000}));
+    let start = Instant::now();
+    let first = loop {
+        let task = get(&b, &id);
+        assert_eq!(task["status"], "working", "{task}");
+        if let Some(step) = step_of(&task) {
+            break step;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "no progress on B after 10 s: {task}");
+        std::thread::sleep(Duration::from_millis(25));
+    };
+    let task = get(&b, &id);
+    assert!(task["statusMessage"].as_str().is_some_and(|m| m.ends_with(" of 40")), "40 steps of 100 ms: {task}");
+    let poll = Duration::from_millis(task["pollIntervalMs"].as_u64().expect("pollIntervalMs"));
+    std::thread::sleep(poll);
+    let later = get(&b, &id);
+    let next = step_of(&later).expect("a status message");
+    assert!(next > first, "one poll interval later B still shows step {next} (first {first}): {later}");
+    let (done, _) = until(&b, &id, "completed", Duration::from_secs(15));
+    assert!(done.get("statusMessage").is_none(), "a completed task keeps no progress message: {done}");
+}
+
 #[test]
 fn a_failure_or_a_panic_completes_the_task_with_the_envelope_a_synchronous_call_would_have() {
     let redis = Redis::shared();
@@ -291,7 +326,18 @@ fn a_listen_stream_on_one_replica_hears_of_a_task_and_a_tool_list_change_on_anot
     let now = stream.next("the task's state now");
     assert_eq!(now["method"], "notifications/tasks", "{now}");
     assert_eq!((&now["params"]["taskId"], &now["params"]["status"]), (&json!(id), &json!("working")));
-    let done = stream.next("the task's completion, from A");
+    // slow_job's progress (`ctx.progress`), as the task's status message, then its end.
+    let mut done = stream.next("the task's progress or completion, from A");
+    let mut progress = Vec::new();
+    while done["method"] == "notifications/tasks" && done["params"]["status"] == "working" {
+        progress.push(done["params"]["statusMessage"].as_str().unwrap_or_default().to_owned());
+        done = stream.next("the task's progress or completion, from A");
+    }
+    assert!(!progress.is_empty(), "no progress was heard");
+    for message in &progress {
+        let step = message.split(' ').next().unwrap_or_default();
+        assert_eq!(message, &format!("{step} of 6: step {step} of 6"), "{progress:?}");
+    }
     assert_eq!(done["method"], "notifications/tasks", "{done}");
     assert_eq!(done["params"]["status"], "completed", "{done}");
     assert_eq!(done["params"]["result"]["structuredContent"], json!({"done": 600}));

@@ -131,14 +131,62 @@ pub struct CallInfo {
 }
 
 /// How a handler asks to go on as a task ([`Ctx::run_as_task`]), for the runtime that waits
-/// on it while the call is inline.
+/// on it while the call is inline, and where its `ctx.progress` goes: the task's
+/// `statusMessage`, which the task's runner writes at its own pace.
 #[derive(Default)]
 pub(crate) struct TaskHook {
     asked: AtomicBool,
     notify: Notify,
+    /// The latest progress (its value, for the rule that progress increases, and its text),
+    /// and whether the runner has written it.
+    status: std::sync::Mutex<TaskStatus>,
+    progressed: Notify,
+}
+
+#[derive(Default)]
+struct TaskStatus {
+    last: Option<f64>,
+    message: Option<String>,
+    written: bool,
 }
 
 impl TaskHook {
+    /// Records a progress report as the task's status message (`3 of 10: exporting ISS-42`):
+    /// whether it was taken (progress that does not increase is dropped).
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let text = match (total, message) {
+            (Some(total), Some(message)) => format!("{progress} of {total}: {message}"),
+            (Some(total), None) => format!("{progress} of {total}"),
+            (None, Some(message)) => format!("{progress}: {message}"),
+            (None, None) => format!("{progress}"),
+        };
+        {
+            let mut status = self.status.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if status.last.is_some_and(|l| progress <= l) {
+                return false;
+            }
+            *status = TaskStatus { last: Some(progress), message: Some(text), written: false };
+        }
+        self.progressed.notify_one();
+        true
+    }
+
+    /// The latest progress message not yet written to the task's record, marked written.
+    pub(crate) fn take_status(&self) -> Option<String> {
+        let mut status = self.status.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if status.written {
+            return None;
+        }
+        status.written = true;
+        status.message.clone()
+    }
+
+    /// Resolves when the handler reported progress (at once when a report came since the
+    /// last wait).
+    pub(crate) async fn progressed(&self) {
+        self.progressed.notified().await;
+    }
+
     fn ask(&self) {
         if !self.asked.swap(true, Ordering::AcqRel) {
             // A permit is kept when nobody waits yet.
@@ -680,7 +728,20 @@ impl<R> Ctx<R> {
 
     /// Sends `notifications/progress` when the request carried `_meta.progressToken`. A value
     /// that does not increase is dropped (logged at debug). Without a token it does nothing.
+    ///
+    /// In a call that may go on as a task (a `#[tool(task = ..)]` tool called by a client
+    /// that declared the tasks extension, which has no progress notifications) it sets the
+    /// task's `statusMessage` instead, as `"{progress} of {total}: {message}"` (`3 of 10:
+    /// exporting ISS-42`; the parts left out that are `None`): `tasks/get` on any replica
+    /// and `notifications/tasks` show the latest. The record is written at most four times a
+    /// second, so a tight loop may report as often as it likes.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(task) = &self.info.task {
+            if !self.is_cancelled() && !task.progress(progress, total, message) {
+                tracing::debug!(request_id = %self.info.request_id, progress, "progress did not increase; not shown");
+            }
+            return;
+        }
         let Some(p) = &self.info.progress else { return };
         if self.is_cancelled() {
             // Nothing more is sent for a cancelled request, progress included.

@@ -21,7 +21,8 @@
 //!
 //! Changes made on other replicas reach this one through the bus (at once) and by reading the
 //! record every second (the backstop). A call that can become a task sends no log or progress
-//! notifications: the extension has none for tasks.
+//! notifications: the extension has none for tasks. Its `ctx.progress` is the task's
+//! `statusMessage` instead, written at most every [`STATUS_EVERY`].
 
 use std::future::Future;
 use std::pin::Pin;
@@ -278,6 +279,8 @@ fn muted(client: &Client) -> Client {
 const MAX_ROUNDS: u32 = 16;
 /// The pause before running a handler again whose ask carried only state.
 const STATE_ONLY_PACING: Duration = Duration::from_millis(250);
+/// The shortest time between two writes of a task's status message (`ctx.progress`).
+const STATUS_EVERY: Duration = Duration::from_millis(250);
 /// How often a writer retries an outcome the store did not take.
 const STORE_RETRY: Duration = Duration::from_secs(1);
 
@@ -378,6 +381,9 @@ impl Job {
             poll_ms: millis(settings.poll),
             lease_ms: millis(settings.lease),
         });
+        if let Some(message) = self.hook.take_status() {
+            record.progress(message, now);
+        }
         if let Some(outcome) = ended {
             let ending = self.ending(outcome);
             self.apply(&mut record, &ending, now);
@@ -431,6 +437,7 @@ impl Job {
         // is dropped; `cancelled` when a client's cancel stopped it.
         let mut stopping: Option<tokio::time::Instant> = None;
         let mut cancelled = false;
+        let mut status = StatusPace::default();
         loop {
             let grace = stopping.unwrap_or_else(tokio::time::Instant::now);
             tokio::select! {
@@ -457,8 +464,15 @@ impl Job {
                     break;
                 }
                 () = registration.wake.notified() => {}
+                () = self.hook.progressed(), if status.due.is_none() && running.is_some() => {
+                    status.reported();
+                    continue;
+                }
+                () = sleep_until(status.due), if status.due.is_some() => {}
                 _ = tick.tick() => {}
             }
+            let message = status.take(&self.hook);
+            let mut progressed = false;
             // What the record says now: renew the lease when a third of it is left, end the
             // task past its TTL or lease, stop for a cancel, run the handler again when every
             // request was answered.
@@ -467,9 +481,13 @@ impl Job {
                 .change(&id, now_ms, |r, at| {
                     let settled = r.settle(at);
                     let renewed = r.lease_until.saturating_sub(at) < lease / 3 * 2 && r.renew(at + lease);
-                    settled || renewed
+                    progressed = message.clone().is_some_and(|message| r.progress(message, at));
+                    settled || renewed || progressed
                 })
                 .await;
+            if progressed {
+                tasks.changed(&id);
+            }
             let record = match read {
                 Ok(Some(record)) => record,
                 Ok(None) => {
@@ -502,26 +520,33 @@ impl Job {
                 continue;
             }
             if running.is_none() && record.ready {
-                let mut taken = None;
-                let resumed = tasks
-                    .book
-                    .change(&id, now_ms, |r, _| {
-                        taken = r.resume();
-                        taken.is_some()
-                    })
-                    .await;
-                if let (Ok(Some(_)), Some((answers, state))) = (resumed, taken) {
-                    if answers.is_empty() {
-                        tokio::time::sleep(STATE_ONLY_PACING).await;
-                    }
-                    tracing::debug!(target: "mcp_runtime::tasks", task = %id, answers = answers.len(), "every request answered: the handler runs again");
-                    running = Some(self.run(ask::collected(&self.client, answers, state)));
-                }
+                running = self.resume(&id).await;
             }
         }
         if cancelled {
             self.write(&id, Record::cancelled).await;
         }
+    }
+
+    /// Task `id`'s handler run again with the answers to every request it asked, once its
+    /// record has them.
+    async fn resume(self: &Arc<Self>, id: &str) -> Option<Running> {
+        let mut taken = None;
+        let resumed = self
+            .shared
+            .tasks
+            .book
+            .change(id, now_ms, |r, _| {
+                taken = r.resume();
+                taken.is_some()
+            })
+            .await;
+        let (Ok(Some(_)), Some((answers, state))) = (resumed, taken) else { return None };
+        if answers.is_empty() {
+            tokio::time::sleep(STATE_ONLY_PACING).await;
+        }
+        tracing::debug!(target: "mcp_runtime::tasks", task = %id, answers = answers.len(), "every request answered: the handler runs again");
+        Some(self.run(ask::collected(&self.client, answers, state)))
     }
 
     /// Writes a change to task `id` (retrying while the store does not answer, until the
@@ -560,6 +585,42 @@ impl Job {
                 }
             }
         }
+    }
+}
+
+/// When a task's latest progress is written as its status message: at once for the first
+/// report, then at most every [`STATUS_EVERY`].
+#[derive(Default)]
+struct StatusPace {
+    /// When the pending report is to be written.
+    due: Option<tokio::time::Instant>,
+    written: Option<tokio::time::Instant>,
+}
+
+impl StatusPace {
+    /// The handler reported progress.
+    fn reported(&mut self) {
+        let now = tokio::time::Instant::now();
+        self.due = Some(self.written.map_or(now, |at| (at + STATUS_EVERY).max(now)));
+    }
+
+    /// The message to write now, if one is due.
+    fn take(&mut self, hook: &TaskHook) -> Option<String> {
+        let now = tokio::time::Instant::now();
+        if self.due.is_none_or(|due| due > now) {
+            return None;
+        }
+        self.due = None;
+        self.written = Some(now);
+        hook.take_status()
+    }
+}
+
+/// Sleeps until `due`; never resolves without one.
+async fn sleep_until(due: Option<tokio::time::Instant>) {
+    match due {
+        Some(due) => tokio::time::sleep_until(due).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -251,6 +251,17 @@ impl Record {
         true
     }
 
+    /// The handler's latest progress (`ctx.progress`) as the status message of a working
+    /// task: whether it changed.
+    pub(crate) fn progress(&mut self, message: String, now: u64) -> bool {
+        if self.status != Status::Working || self.status_message.as_deref() == Some(message.as_str()) {
+            return false;
+        }
+        self.status_message = Some(message);
+        self.touched(now);
+        true
+    }
+
     /// `key` when it was never shown, else `key.2`, `key.3`, … : unique over the task's life.
     fn fresh_key(&self, key: &str) -> String {
         if !self.issued.iter().any(|k| k == key) {
@@ -561,6 +572,19 @@ mod tests {
         assert!(task.answer(responses(&[("confirm.2", json!({"action": "accept"}))]), 22));
         let (answers, _) = task.resume().expect("ready");
         assert_eq!(answers[0].0, "confirm", "the handler reads its own key");
+    }
+
+    #[test]
+    fn progress_is_the_status_message_of_a_working_task_only() {
+        let mut task = working(1);
+        assert!(task.progress("1 of 3: a".into(), 2));
+        assert!(!task.progress("1 of 3: a".into(), 3), "the same message changes nothing");
+        assert_eq!(task.task()["statusMessage"], "1 of 3: a");
+        assert!(task.ask(vec![("k".into(), form("Go on?"))], None, 4));
+        assert!(!task.progress("2 of 3: b".into(), 5), "a task waiting for input keeps its message");
+        assert!(task.complete(json!({"content": []}), 6));
+        assert!(!task.progress("3 of 3: c".into(), 7));
+        assert!(task.status_message.is_none());
     }
 
     #[test]

@@ -173,7 +173,8 @@ impl Server {
         name: &str,
         arguments: serde_json::Value,
     ) -> mcp_core::CallToolResult {
-        let answer = self.in_process("tools/call", serde_json::json!({"name": name, "arguments": arguments}), principal).await;
+        let answer =
+            self.in_process("tools/call", serde_json::json!({"name": name, "arguments": arguments}), principal).await;
         match answer.map(serde_json::from_value::<mcp_core::CallToolResult>) {
             Ok(Ok(result)) => result,
             // Strict resolution applies on the wire only; in-process calls never take it.
