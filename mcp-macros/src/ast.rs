@@ -1,17 +1,36 @@
-//! The model of an annotated fn: what each parameter is, what it returns, which attributes
-//! go where. Holds references to the original syntax so that errors point at it.
+//! The model of an annotated item: for a fn, what each parameter is, what it returns, which
+//! attributes go where; for a `#[contract]` enum, its variants and their reasons. Holds
+//! references to the original syntax so that errors point at it.
+//!
+//! Every name the later stages use is computed here, once: the name on the wire, the reason
+//! enum's, each parameter's (raw identifiers lose their `r#` here, with syn's
+//! [`IdentExt::unraw`], and nowhere else), and the runtime's path.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, Ident, ItemFn, Pat, Type};
+use syn::{Attribute, FnArg, Ident, ItemFn, LitStr, Pat, Type};
 
 use crate::attr::{self, ErrorsAttr, Kind, ToolAttr};
 use crate::ctxt::Ctxt;
+use crate::text::{pascal_case, snake_case};
 
 pub(crate) struct Tool<'a> {
     pub(crate) original: &'a ItemFn,
     pub(crate) attr: ToolAttr,
+    /// The runtime's path in the generated code: `crate = path` when given, else
+    /// [`runtime_path`].
+    pub(crate) krate: TokenStream,
+    /// The name on the wire: `name = ".."`, else the fn's name.
+    pub(crate) name: String,
+    /// The reason enum `#[errors]` makes: `fn fetch_items` → `FetchItemsError`, at the fn
+    /// name's span.
+    pub(crate) reason_enum: Ident,
     pub(crate) errors: Vec<ErrorsAttr>,
+    /// `Reason::Variant` paths in the body that name the reason enum with a variant no
+    /// `#[errors]` declares, each with its `snake_case` reason (empty without `#[errors]`).
+    pub(crate) undeclared: Vec<(Ident, String)>,
     /// Attributes of the fn other than `#[errors]`, kept on the handler (docs included).
     pub(crate) kept_attrs: Vec<&'a Attribute>,
     /// The description the doc attributes give, if any.
@@ -38,6 +57,9 @@ pub(crate) struct Param<'a> {
     pub(crate) kind: ParamKind,
     /// The binding (`ids`), when the pattern is a plain identifier.
     pub(crate) ident: Option<Ident>,
+    /// The binding's name without `r#` (`r#type` → `type`): the property, variable or
+    /// argument it is.
+    pub(crate) name: Option<String>,
     /// The argument type, or for a context parameter the referenced type (`Ctx<R>`).
     pub(crate) ty: Type,
     /// `///`, `#[serde]` and `#[schemars]`: they describe the property, so they move to the
@@ -81,10 +103,17 @@ pub(crate) fn from_syn<'a>(cx: &Ctxt, kind: Kind, args: proc_macro2::TokenStream
         }
     }
     let params = item.sig.inputs.iter().filter_map(|arg| param(cx, arg)).collect();
+    let ident = &item.sig.ident;
+    let reason_enum = format_ident!("{}Error", pascal_case(&ident.unraw().to_string()), span = ident.span());
+    let undeclared = undeclared_reasons(&errors, &reason_enum, &item.block);
     Tool {
         original: item,
+        krate: attr.krate.as_ref().map_or_else(runtime_path, |p| quote!(#p)),
+        name: attr.name.as_ref().map_or_else(|| ident.unraw().to_string(), LitStr::value),
+        reason_enum,
         attr,
         errors,
+        undeclared,
         kept_attrs,
         docs: crate::text::doc_text(&item.attrs),
         params,
@@ -175,7 +204,8 @@ fn param<'a>(cx: &Ctxt, arg: &'a FnArg) -> Option<Param<'a>> {
         }
     };
     let cfgs = kept_attrs.iter().copied().filter(|a| a.path().is_ident("cfg")).collect();
-    Some(Param { original: pat_type, kind, ident, ty, field_attrs, kept_attrs, cfgs, input_marker })
+    let name = ident.as_ref().map(|i| i.unraw().to_string());
+    Some(Param { original: pat_type, kind, ident, name, ty, field_attrs, kept_attrs, cfgs, input_marker })
 }
 
 fn ret(output: &syn::ReturnType) -> Ret {
@@ -199,4 +229,104 @@ fn ret(output: &syn::ReturnType) -> Ret {
         return Ret { ty: (**ty).clone(), ok: ok.clone(), is_result: true, span: ty.span(), err_span };
     }
     Ret { ty: (**ty).clone(), ok: (**ty).clone(), is_result: false, span: ty.span(), err_span: ty.span() }
+}
+
+/// The runtime under the name the crate being compiled gives it in its Cargo.toml
+/// (`mcp = { package = "mcp-runtime" }` → `::mcp`), read by `proc-macro-crate`; `::mcp_runtime`
+/// when that cannot be read, and in the runtime's own doctests and examples (where the
+/// manifest is the runtime's, and `::mcp_runtime` is the runtime).
+pub(crate) fn runtime_path() -> TokenStream {
+    if let Ok(proc_macro_crate::FoundCrate::Name(name)) = proc_macro_crate::crate_name("mcp-runtime")
+        && let Ok(ident) = syn::parse_str::<Ident>(&name)
+    {
+        return quote!(::#ident);
+    }
+    quote!(::mcp_runtime)
+}
+
+/// `Reason::Variant` paths in the handler's body that name the tool's reason enum with a
+/// variant it does not declare (an `UpperCamelCase` name: associated items such as `as_str` or
+/// `ENTRIES` are left alone), each with its `snake_case` reason. Empty for a tool without
+/// `#[errors]`, whose reason enum does not exist.
+fn undeclared_reasons(errors: &[ErrorsAttr], reason_enum: &Ident, block: &syn::Block) -> Vec<(Ident, String)> {
+    use proc_macro2::TokenTree;
+    fn scan(tokens: TokenStream, enum_name: &str, declared: &[String], out: &mut Vec<Ident>) {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tt) in tokens.iter().enumerate() {
+            match tt {
+                TokenTree::Group(g) => scan(g.stream(), enum_name, declared, out),
+                TokenTree::Ident(e) if *e == enum_name => {
+                    if let [TokenTree::Punct(c1), TokenTree::Punct(c2), TokenTree::Ident(v), ..] = &tokens[i + 1..]
+                        && c1.as_char() == ':'
+                        && c2.as_char() == ':'
+                        && v.to_string().starts_with(|c: char| c.is_ascii_uppercase())
+                        && v.to_string().chars().any(|c| c.is_ascii_lowercase())
+                        && !declared.contains(&v.to_string())
+                        && !out.iter().any(|o| o == v)
+                    {
+                        out.push(v.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if errors.is_empty() {
+        return Vec::new();
+    }
+    let declared: Vec<String> =
+        errors.iter().filter_map(|e| e.reason.as_ref()).map(|r| pascal_case(&r.value())).collect();
+    let mut out = Vec::new();
+    let stmts = &block.stmts;
+    scan(quote!(#(#stmts)*), &reason_enum.to_string(), &declared, &mut out);
+    out.into_iter().map(|v| (v.clone(), snake_case(&v.to_string()))).collect()
+}
+
+/// A `#[contract]` enum: a set of failure modes shared by several tools.
+pub(crate) struct Contract<'a> {
+    pub(crate) original: &'a syn::ItemEnum,
+    /// The runtime's path: `#[contract(crate = path)]`, else [`runtime_path`].
+    pub(crate) krate: TokenStream,
+    pub(crate) variants: Vec<Variant<'a>>,
+}
+
+/// One variant of a `#[contract]` enum: one failure mode.
+pub(crate) struct Variant<'a> {
+    pub(crate) original: &'a syn::Variant,
+    /// Its `#[errors(...)]` attributes (one, when valid). The first one's `reason` is filled
+    /// in from the variant's name (`NoSuchNote` → `no_such_note`) when not written out.
+    pub(crate) errors: Vec<ErrorsAttr>,
+}
+
+impl Variant<'_> {
+    /// The variant's one `#[errors]`, when it has exactly one.
+    pub(crate) fn entry(&self) -> Option<&ErrorsAttr> {
+        match self.errors.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+}
+
+pub(crate) fn contract_from_syn<'a>(cx: &Ctxt, args: TokenStream, item: &'a syn::ItemEnum) -> Contract<'a> {
+    let krate = attr::parse_contract_attr(cx, args).map_or_else(runtime_path, |p| quote!(#p));
+    let variants = item
+        .variants
+        .iter()
+        .map(|variant| {
+            let mut errors: Vec<ErrorsAttr> = variant
+                .attrs
+                .iter()
+                .filter(|a| attr::is_attr(a, "errors"))
+                .map(|a| attr::parse_errors_attr(cx, a))
+                .collect();
+            if let [e] = errors.as_mut_slice() {
+                e.reason.get_or_insert_with(|| {
+                    LitStr::new(&snake_case(&variant.ident.unraw().to_string()), variant.ident.span())
+                });
+            }
+            Variant { original: variant, errors }
+        })
+        .collect();
+    Contract { original: item, krate, variants }
 }

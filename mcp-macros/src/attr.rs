@@ -180,6 +180,29 @@ pub(crate) enum CodeValue {
     Number(i32),
 }
 
+/// The named error codes with their numbers, in table order (kept in step with
+/// `mcp_core::ErrorCode::NAMED`; a unit test compares them).
+pub(crate) const CODES: &[(&str, i32)] = &[
+    ("ParseError", -32700),
+    ("InvalidRequest", -32600),
+    ("MethodNotFound", -32601),
+    ("InvalidParams", -32602),
+    ("InternalError", -32603),
+    ("ServiceUnavailable", -32000),
+    ("NotFound", -32001),
+    ("Conflict", -32002),
+    ("RateLimited", -32003),
+    ("Timeout", -32004),
+    ("Forbidden", -32005),
+    ("Unauthorized", -32006),
+    ("ValidationError", -32007),
+    ("ConfigurationError", -32008),
+    ("InitializationFailed", -32009),
+    ("DatabaseError", -32010),
+    ("RequestCancelled", -32011),
+    ("SerializationError", -32070),
+    ("UnknownError", -32099),
+];
 /// `severity = warning` (or `"warning"`).
 pub(crate) struct SeverityValue {
     pub(crate) name: String,
@@ -704,4 +727,26 @@ fn code(cx: &Ctxt, expr: Expr) -> Option<CodeValue> {
         }
     }
     None
+}
+
+/// `#[contract(crate = path)]`: the path, when given (a mistake is reported).
+pub(crate) fn parse_contract_attr(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> Option<Path> {
+    struct CrateArg(Path);
+    impl syn::parse::Parse for CrateArg {
+        fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+            input.parse::<Token![crate]>()?;
+            input.parse::<Token![=]>()?;
+            Ok(CrateArg(input.parse()?))
+        }
+    }
+    if tokens.is_empty() {
+        return None;
+    }
+    match syn::parse2::<CrateArg>(tokens) {
+        Ok(CrateArg(path)) => Some(path),
+        Err(e) => {
+            cx.syn_error(e);
+            None
+        }
+    }
 }

@@ -1,13 +1,14 @@
-//! What `#[tool]` emits when the item has mistakes: the user's items (so that names still
-//! resolve and the IDE keeps working), the errors, and a stub `ToolDef` so that
-//! `.tool(name)` does not add a second, misleading error.
+//! What `#[tool]` (`#[resource]`, `#[prompt]`) and `#[contract]` emit when the item has
+//! mistakes: the user's items (so that names still resolve and the IDE keeps working), the
+//! errors, and stubs of the impls callers rely on (a `ToolDef` so that `.tool(name)`, a
+//! `Contract` so that `Ctx<MyErrors>`, add no second, misleading error).
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ast::Tool;
+use crate::ast::{Contract, Tool};
 use crate::attr::Kind;
-use crate::expand::{krate, public_items};
+use crate::expand::{public_items, without_errors};
 
 pub(crate) fn fallback(tool: &Tool<'_>, errors: &syn::Error) -> TokenStream {
     let errors = errors.to_compile_error();
@@ -24,7 +25,7 @@ pub(crate) fn fallback(tool: &Tool<'_>, errors: &syn::Error) -> TokenStream {
         return quote!(#item #errors);
     }
     let public = public_items(tool, false);
-    let krate = krate(tool);
+    let krate = &tool.krate;
     let name = &tool.original.sig.ident;
     let message = format!("this {} did not compile", tool.attr.kind.name());
     let (def, spec) = match tool.attr.kind {
@@ -58,6 +59,36 @@ pub(crate) fn fallback(tool: &Tool<'_>, errors: &syn::Error) -> TokenStream {
         impl #krate::__private::#def for #name {
             fn spec() -> #krate::__private::#spec {
                 ::core::unreachable!(#message)
+            }
+        }
+    }
+}
+
+/// A `#[contract]` enum with mistakes: the enum, the errors, and `as_str` and `Contract`
+/// stubs.
+pub(crate) fn contract_fallback(contract: &Contract<'_>, errors: &syn::Error) -> TokenStream {
+    let errors = errors.to_compile_error();
+    let item = without_errors(contract.original);
+    let krate = &contract.krate;
+    let ident = &item.ident;
+    quote! {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #item
+
+        #errors
+
+        impl #ident {
+            /// The reason string sent in `data.reason`.
+            pub const fn as_str(self) -> &'static str {
+                ::core::panic!("this contract did not compile")
+            }
+        }
+
+        impl #krate::Contract for #ident {
+            const ENTRIES: &'static [#krate::ContractEntry] = &[];
+
+            fn entry(self) -> &'static #krate::ContractEntry {
+                ::core::unreachable!("this contract did not compile")
             }
         }
     }

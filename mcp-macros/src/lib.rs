@@ -1,23 +1,32 @@
-//! The `#[tool]`, `#[errors]` and `#[contract]` attributes of the MCP tool SDK.
+//! The attributes of the MCP tool SDK:
 //!
-//! Use them through `mcp_runtime` (`use mcp_runtime::prelude::*;`), whose documentation
-//! describes every key; the generated code names only the runtime's paths, under the name
-//! the user's Cargo.toml gives it (`::mcp_runtime` unless renamed), or the path given with
+//! - `#[tool]` on an `async fn`: an MCP tool (its parameters are the input schema, its return
+//!   type the output schema, its doc comment the description); `#[input]` on one parameter
+//!   takes the whole input object as a struct;
+//! - `#[errors(...)]` below `#[tool]` (or `#[resource]`, `#[prompt]`): one declared failure
+//!   mode, a variant of the item's reason enum (`fn fetch_items` → `FetchItemsError`);
+//! - `#[contract]` on an enum: failure modes shared by several tools
+//!   (`#[tool(contract = MyErrors)]`) and raised by services without a `ctx`;
+//! - `#[resource]` on a fn: an MCP resource at a URI or a URI template;
+//! - `#[prompt]` on a fn: an MCP prompt whose arguments are the fn's parameters.
+//!
+//! Use them through `mcp_runtime` (`use mcp_runtime::prelude::*;`), whose guide describes
+//! every key; the generated code names only the runtime's paths, under the name the user's
+//! Cargo.toml gives it (`::mcp_runtime` unless renamed), or the path given with
 //! `#[tool(crate = …)]`, and `::core` / `::std`.
 //!
-//! Each attribute runs three stages: `ast` models the item (keeping spans), `validate`
-//! reports every mistake at its token in one build, `expand` generates code from the
-//! validated model and cannot fail.
+//! Each attribute runs three stages: `ast` models the item and computes every name once
+//! (keeping spans), `validate` reports every mistake at its token in one build, `expand`
+//! generates code from the validated model and cannot fail (one file per generated
+//! artefact); with mistakes, `fallback` emits the item, the errors and stubs instead.
 
 #![deny(missing_docs)]
 
 mod ast;
 mod attr;
-mod contract;
 mod ctxt;
 mod expand;
 mod fallback;
-mod family;
 mod text;
 mod validate;
 
@@ -128,12 +137,23 @@ fn errors_impl(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) 
 /// Example: `mcp_runtime::guide::errors` (`docs/errors.md`).
 #[proc_macro_attribute]
 pub fn contract(args: TokenStream, input: TokenStream) -> TokenStream {
-    if let Ok(item) = syn::parse::<syn::ItemEnum>(input.clone()) {
-        return contract::expand(args.into(), item).into();
+    contract_impl(args.into(), input.into()).into()
+}
+
+fn contract_impl(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let Ok(item) = syn::parse2::<syn::ItemEnum>(input.clone()) else {
+        let err = syn::Error::new(
+            Span::call_site(),
+            "`#[contract]` goes on an enum whose unit variants are the failure reasons",
+        )
+        .to_compile_error();
+        return quote!(#input #err);
+    };
+    let cx = ctxt::Ctxt::new();
+    let model = ast::contract_from_syn(&cx, args, &item);
+    validate::validate_contract(&cx, &model);
+    match cx.check() {
+        Ok(()) => expand::contract(&model),
+        Err(errors) => fallback::contract_fallback(&model, &errors),
     }
-    let input = proc_macro2::TokenStream::from(input);
-    let err =
-        syn::Error::new(Span::call_site(), "`#[contract]` goes on an enum whose unit variants are the failure reasons")
-            .to_compile_error();
-    quote!(#input #err).into()
 }

@@ -347,7 +347,7 @@ fn errors_without_tool() {
 fn code_table_matches_the_runtime() {
     let runtime: Vec<(&str, i32)> =
         renamed_runtime::ErrorCode::NAMED.iter().map(|(name, code)| (*name, code.as_i32())).collect();
-    assert_eq!(validate::CODES, runtime.as_slice());
+    assert_eq!(crate::attr::CODES, runtime.as_slice());
 }
 
 #[test]
@@ -492,7 +492,7 @@ fn impl_trait_cfg_and_reserved_names() {
 
 #[test]
 fn a_contract_reason_is_declared_once() {
-    let item = syn::parse2(quote! {
+    let item = quote! {
         enum NoteErrors {
             #[errors(code = NotFound, when = "Missing.", recovery = "Call list_notes to see every name.")]
             NoSuchNote,
@@ -503,10 +503,9 @@ fn a_contract_reason_is_declared_once() {
             #[errors(reason = "gone", code = NotFound, when = "Gone again.", recovery = "Call list_notes to see every name.")]
             GoneAgain,
         }
-    })
-    .expect("an enum");
+    };
     assert_eq!(
-        compile_errors(&crate::contract::expand(TokenStream::new(), item)),
+        compile_errors(&crate::contract_impl(TokenStream::new(), item)),
         [
             "duplicate reason `no_such_note`: variants `NoSuchNote` and `Other` both declare it; each failure mode of a contract has its own reason",
             "note: `no_such_note` first declared here, by variant `NoSuchNote`",

@@ -1,33 +1,12 @@
 //! Every rule that can be checked at compile time, each reported at the offending token.
 
-use crate::ast::{ParamKind, Tool};
-use crate::attr::{CodeValue, ERRORS_KEYS, ErrorsAttr, Kind};
+use syn::ext::IdentExt;
+
+use crate::ast::{Contract, ParamKind, Tool};
+use crate::attr::{CODES, CodeValue, ERRORS_KEYS, ErrorsAttr, Kind};
 use crate::ctxt::Ctxt;
 use crate::text::{pascal_case, snake_case, suggestion};
 
-/// Named codes of docs/errors.md#codes with their numbers, in table order (kept in step with
-/// `mcp_core::ErrorCode::NAMED`; a unit test compares them).
-pub(crate) const CODES: &[(&str, i32)] = &[
-    ("ParseError", -32700),
-    ("InvalidRequest", -32600),
-    ("MethodNotFound", -32601),
-    ("InvalidParams", -32602),
-    ("InternalError", -32603),
-    ("ServiceUnavailable", -32000),
-    ("NotFound", -32001),
-    ("Conflict", -32002),
-    ("RateLimited", -32003),
-    ("Timeout", -32004),
-    ("Forbidden", -32005),
-    ("Unauthorized", -32006),
-    ("ValidationError", -32007),
-    ("ConfigurationError", -32008),
-    ("InitializationFailed", -32009),
-    ("DatabaseError", -32010),
-    ("RequestCancelled", -32011),
-    ("SerializationError", -32070),
-    ("UnknownError", -32099),
-];
 pub(crate) const SEVERITIES: &[&str] = &["debug", "info", "notice", "warning"];
 
 pub(crate) fn validate(cx: &Ctxt, tool: &Tool<'_>) {
@@ -38,6 +17,50 @@ pub(crate) fn validate(cx: &Ctxt, tool: &Tool<'_>) {
         Kind::Tool => {}
         Kind::Resource => resource(cx, tool),
         Kind::Prompt => prompt(cx, tool),
+    }
+}
+
+/// The rules of a `#[contract]` enum: unit variants in table order, one `#[errors]` each
+/// (each checked like a tool's), every reason once.
+pub(crate) fn validate_contract(cx: &Ctxt, contract: &Contract<'_>) {
+    let mut seen: Vec<(&syn::Ident, &syn::LitStr)> = Vec::new();
+    for variant in &contract.variants {
+        let original = variant.original;
+        if !matches!(original.fields, syn::Fields::Unit) {
+            cx.error_spanned_by(
+                &original.fields,
+                "a `#[contract]` variant names a failure reason and carries no fields; attach data at the throw site with `.data(..)`",
+            );
+        }
+        if let Some((_, d)) = &original.discriminant {
+            cx.error_spanned_by(
+                d,
+                "a `#[contract]` variant takes no discriminant: the variant's position indexes the contract table",
+            );
+        }
+        let Some(e) = variant.entry() else {
+            cx.error_spanned_by(
+                &original.ident,
+                "each `#[contract]` variant takes exactly one `#[errors(code = .., when = \"..\", recovery = \"..\")]`",
+            );
+            continue;
+        };
+        error_entry(cx, e);
+        // Reasons are unique: a variant's own (`NoSuchNote` → `no_such_note`) and the ones
+        // written out (`reason = "no_such_note"`) alike.
+        let Some(reason) = &e.reason else { continue };
+        let value = reason.value();
+        if let Some((first, first_reason)) = seen.iter().find(|(_, r)| r.value() == value) {
+            cx.error_spanned_by(
+                reason,
+                format!(
+                    "duplicate reason `{value}`: variants `{first}` and `{}` both declare it; each failure mode of a contract has its own reason",
+                    original.ident
+                ),
+            );
+            cx.error_spanned_by(first_reason, format!("note: `{value}` first declared here, by variant `{first}`"));
+        }
+        seen.push((&original.ident, reason));
     }
 }
 
@@ -137,7 +160,7 @@ fn resource(cx: &Ctxt, tool: &Tool<'_>) {
             }
             Ok(variables) => {
                 for var in &variables {
-                    if !args.iter().any(|a| a.ident.as_ref().is_some_and(|i| i.unraw_string() == *var)) {
+                    if !args.iter().any(|a| a.name.as_ref() == Some(var)) {
                         cx.error_spanned_by(
                             template,
                             format!("`{{{var}}}` has no parameter: add `{var}: String` (or a number type) to the fn"),
@@ -145,7 +168,7 @@ fn resource(cx: &Ctxt, tool: &Tool<'_>) {
                     }
                 }
                 for arg in &args {
-                    let name = arg.ident.as_ref().map(Unraw::unraw_string).unwrap_or_default();
+                    let name = arg.name.clone().unwrap_or_default();
                     if !variables.contains(&name) {
                         cx.error_spanned_by(
                             &arg.original.pat,
@@ -162,39 +185,19 @@ fn resource(cx: &Ctxt, tool: &Tool<'_>) {
 
 fn prompt(cx: &Ctxt, tool: &Tool<'_>) {
     text_params(cx, tool);
-    let args: Vec<String> = tool
-        .params
-        .iter()
-        .filter(|p| p.kind == ParamKind::Arg)
-        .filter_map(|p| p.ident.as_ref().map(Unraw::unraw_string))
-        .collect();
+    let args: Vec<String> =
+        tool.params.iter().filter(|p| p.kind == ParamKind::Arg).filter_map(|p| p.name.clone()).collect();
     complete_targets(cx, tool, &args, "parameter of the prompt");
 }
 
 /// `complete(x = f)` names a value the item has.
 fn complete_targets(cx: &Ctxt, tool: &Tool<'_>, names: &[String], what: &str) {
     for (arg, _) in &tool.attr.complete {
-        let arg_name = arg.unraw_string();
+        let arg_name = arg.unraw().to_string();
         if !names.contains(&arg_name) {
             let hint = suggestion(&arg_name, names.iter().map(String::as_str));
             cx.error_spanned_by(arg, format!("`{arg_name}` is not a {what}{hint}"));
         }
-    }
-}
-
-/// The tool's name on the wire.
-pub(crate) fn tool_name(tool: &Tool<'_>) -> String {
-    tool.attr.name.as_ref().map_or_else(|| tool.original.sig.ident.unraw_string(), syn::LitStr::value)
-}
-
-trait Unraw {
-    fn unraw_string(&self) -> String;
-}
-
-impl Unraw for syn::Ident {
-    fn unraw_string(&self) -> String {
-        let s = self.to_string();
-        s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
     }
 }
 
@@ -306,8 +309,8 @@ fn shapes(cx: &Ctxt, tool: &Tool<'_>) {
             };
             cx.error_spanned_by(cfg, problem);
         }
-        if let Some(ident) = &param.ident
-            && ident.unraw_string().starts_with("__mcp")
+        if let (Some(ident), Some(name)) = (&param.ident, &param.name)
+            && name.starts_with("__mcp")
         {
             cx.error_spanned_by(
                 ident,
@@ -360,7 +363,7 @@ fn owned_form(referenced: &syn::Type) -> Option<String> {
 fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
     let kind = tool.attr.kind.name();
     if tool.attr.kind == Kind::Tool
-        && let Some(problem) = name_problem(&tool_name(tool))
+        && let Some(problem) = name_problem(&tool.name)
     {
         match &tool.attr.name {
             Some(lit) => cx.error_spanned_by(lit, problem),
@@ -485,7 +488,7 @@ fn errors(cx: &Ctxt, tool: &Tool<'_>) {
                 reason,
                 format!(
                     "reasons `{other}` and `{value}` both become the variant `{}::{variant}`; rename one of them",
-                    crate::expand::reason_enum_ident(tool)
+                    tool.reason_enum
                 ),
             );
         } else {
@@ -495,12 +498,12 @@ fn errors(cx: &Ctxt, tool: &Tool<'_>) {
     if variants.is_empty() {
         return;
     }
-    let enum_ident = crate::expand::reason_enum_ident(tool);
+    let enum_ident = &tool.reason_enum;
     let declared =
         variants.iter().map(|(reason, variant)| format!("`{variant}` (`{reason}`)")).collect::<Vec<_>>().join(", ");
-    for (ident, reason) in undeclared_reasons(tool) {
+    for (ident, reason) in &tool.undeclared {
         let name = ident.to_string();
-        let tool_name = tool_name(tool);
+        let tool_name = &tool.name;
         let message = match crate::text::did_you_mean(&name, variants.iter().map(|(_, v)| v.as_str())) {
             Some(guess) => format!(
                 "`{enum_ident}` has no reason `{name}`; did you mean `{guess}`? tool `{tool_name}` declares {declared}"
@@ -517,47 +520,8 @@ fn errors(cx: &Ctxt, tool: &Tool<'_>) {
                 ),
             },
         };
-        cx.error_spanned_by(&ident, message);
+        cx.error_spanned_by(ident, message);
     }
-}
-
-/// `Reason::Variant` paths in the handler's body that name the tool's reason enum with a
-/// variant it does not declare (an `UpperCamelCase` name: associated items such as `as_str` or
-/// `ENTRIES` are left alone), each with its `snake_case` reason. Empty for a tool without
-/// `#[errors]`, whose reason enum does not exist.
-pub(crate) fn undeclared_reasons(tool: &Tool<'_>) -> Vec<(syn::Ident, String)> {
-    use proc_macro2::TokenTree;
-    fn scan(tokens: proc_macro2::TokenStream, enum_name: &str, declared: &[String], out: &mut Vec<syn::Ident>) {
-        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
-        for (i, tt) in tokens.iter().enumerate() {
-            match tt {
-                TokenTree::Group(g) => scan(g.stream(), enum_name, declared, out),
-                TokenTree::Ident(e) if *e == enum_name => {
-                    if let [TokenTree::Punct(c1), TokenTree::Punct(c2), TokenTree::Ident(v), ..] = &tokens[i + 1..]
-                        && c1.as_char() == ':'
-                        && c2.as_char() == ':'
-                        && v.to_string().starts_with(|c: char| c.is_ascii_uppercase())
-                        && v.to_string().chars().any(|c| c.is_ascii_lowercase())
-                        && !declared.contains(&v.to_string())
-                        && !out.iter().any(|o| o == v)
-                    {
-                        out.push(v.clone());
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    if tool.errors.is_empty() {
-        return Vec::new();
-    }
-    let enum_name = crate::expand::reason_enum_ident(tool).to_string();
-    let declared: Vec<String> =
-        tool.errors.iter().filter_map(|e| e.reason.as_ref()).map(|r| pascal_case(&r.value())).collect();
-    let mut out = Vec::new();
-    let stmts = &tool.original.block.stmts;
-    scan(quote::quote!(#(#stmts)*), &enum_name, &declared, &mut out);
-    out.into_iter().map(|v| (v.clone(), snake_case(&v.to_string()))).collect()
 }
 
 /// `^[a-z][a-z0-9_]*$`.

@@ -6,15 +6,15 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 
 use crate::ast::{ParamKind, Tool};
 use crate::attr::Kind;
-use crate::expand::{contract, icons, krate, option, unwrap_result};
-use crate::validate::tool_name;
+use crate::expand::tokens::{description, option, scopes, string};
 
 pub(crate) fn items(tool: &Tool<'_>) -> TokenStream {
-    let krate = krate(tool);
+    let krate = &tool.krate;
     let p = quote!(#krate::__private);
     let name = &tool.original.sig.ident;
     let attr = &tool.attr;
@@ -34,7 +34,7 @@ pub(crate) fn items(tool: &Tool<'_>) -> TokenStream {
             continue;
         }
         let binding = format_ident!("__mcp_arg{i}");
-        let key = param.ident.as_ref().map_or_else(String::new, |i| i.to_string().trim_start_matches("r#").to_owned());
+        let key = param.name.clone().unwrap_or_default();
         let read = quote_spanned!(ty.span()=> __mcp_call.text::<#ty>(#key));
         // A prompt's `#[cfg]`'d parameter: off, it is neither an argument nor in the call. (A
         // resource's cannot be: its URI template names it either way.)
@@ -47,20 +47,20 @@ pub(crate) fn items(tool: &Tool<'_>) -> TokenStream {
     }
 
     let await_ = tool.original.sig.asyncness.map(|_| quote!(.await));
-    let unwrap = unwrap_result(tool, &krate);
+    let unwrap = unwrap_result(tool, krate);
     let ret_span = tool.ret.span;
-    let contract = contract(tool, &krate, ctx_ty.as_ref());
-    let wire_name = tool_name(tool);
+    let contract = contract(tool, krate, ctx_ty.as_ref());
+    let wire_name = &tool.name;
     let title = option(attr.title.as_ref());
-    let description = crate::expand::description(tool);
-    let icons = icons(tool, &krate);
-    let scopes = crate::expand::scopes(tool);
+    let description = description(tool);
+    let icons = icons(tool, krate);
+    let scopes = scopes(tool);
 
-    let (complete, complete_defs) = completers(tool, &krate);
+    let (complete, complete_defs) = completers(tool, krate);
 
     let (def_trait, spec_ty, body_ty, into, fields, extra) = match attr.kind {
         Kind::Resource => {
-            let (fields, list_def) = resource_fields(tool, &krate);
+            let (fields, list_def) = resource_fields(tool, krate);
             (
                 quote!(#p::ResourceDef),
                 quote!(#p::ResourceSpec),
@@ -130,7 +130,7 @@ fn completers(tool: &Tool<'_>, krate: &TokenStream) -> (Vec<TokenStream>, Vec<To
         .enumerate()
         .map(|(i, (arg, path))| {
             let f = format_ident!("__mcp_complete{i}");
-            let arg = arg.to_string().trim_start_matches("r#").to_owned();
+            let arg = arg.unraw().to_string();
             // Spanned at the path: a completer of the wrong shape is an error there.
             let out = quote_spanned!(path.span()=> #path(&__mcp_ctx, __mcp_value));
             // Spanned at the path too, `.await` included: a completer that returns neither
@@ -175,7 +175,7 @@ fn resource_fields(tool: &Tool<'_>, krate: &TokenStream) -> (TokenStream, TokenS
         });
         let audience = option(audience);
         let priority = option(a.priority.as_ref());
-        let last_modified = option(a.last_modified.as_ref().map(crate::expand::string));
+        let last_modified = option(a.last_modified.as_ref().map(string));
         quote!(#krate::Annotations { audience: #audience, priority: #priority, last_modified: #last_modified })
     }));
     let (list, list_def) = match &attr.list {
@@ -205,4 +205,61 @@ fn resource_fields(tool: &Tool<'_>, krate: &TokenStream) -> (TokenStream, TokenS
         list: #list,
     };
     (fields, list_def)
+}
+
+/// The contract table: the item's own `#[errors]`, else `contract = X`, else the one its
+/// context names (`&Ctx<X>`). With both `contract = X` and a context, they must agree.
+fn contract(tool: &Tool<'_>, krate: &TokenStream, ctx: Option<&TokenStream>) -> TokenStream {
+    let p = quote!(#krate::__private);
+    let probe_traits = quote!(use #p::probes::*;);
+    if tool.errors.is_empty() {
+        match (&tool.attr.contract, ctx) {
+            (Some(path), Some(ty)) => {
+                // Spanned at the path: a context of another contract is an error there.
+                let check = quote_spanned!(syn::spanned::Spanned::span(path)=> (&&#p::ContractOf::<#ty>::new()).check::<#path>());
+                quote!({ #probe_traits #check; <#path as #krate::Contract>::ENTRIES })
+            }
+            (Some(path), None) => quote!(<#path as #krate::Contract>::ENTRIES),
+            (None, Some(ty)) => quote!({ #probe_traits (&&#p::ContractOf::<#ty>::new()).entries() }),
+            (None, None) => quote!(&[]),
+        }
+    } else {
+        let e = &tool.reason_enum;
+        quote!(<#e as #krate::Contract>::ENTRIES)
+    }
+}
+
+/// The `match` that turns a handler's `Err` into a `ToolError` (`?`-like: plain errors are
+/// classified), spanned at the error type; nothing for a handler without `Result`.
+fn unwrap_result(tool: &Tool<'_>, krate: &TokenStream) -> Option<TokenStream> {
+    let p = quote!(#krate::__private);
+    tool.ret.is_result.then(|| {
+        // A type without a conversion gets one error there, saying how to convert it.
+        let into = quote_spanned!(tool.ret.err_span=> (&&#p::ErrorOf::of(&__mcp_error)).convert(__mcp_error));
+        quote! {
+            let __mcp_out = match __mcp_out {
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_error) => {
+                    use #p::probes::*;
+                    return ::core::result::Result::Err(#into);
+                }
+            };
+        }
+    })
+}
+
+/// `icons(...)` as a `Vec<Icon>` expression.
+fn icons(tool: &Tool<'_>, krate: &TokenStream) -> TokenStream {
+    let icons = tool.attr.icons.iter().map(|i| {
+        let src = i.src.as_ref().map(string);
+        let mime = option(i.mime_type.as_ref().map(string));
+        let sizes = option(i.sizes.as_ref().map(|s| {
+            let sizes = s.value();
+            let sizes = sizes.split_whitespace();
+            quote!(::std::vec![#(::std::borrow::ToOwned::to_owned(#sizes)),*])
+        }));
+        let theme = option(i.theme.as_ref().map(string));
+        quote!(#krate::Icon { src: #src, mime_type: #mime, sizes: #sizes, theme: #theme })
+    });
+    quote!(::std::vec![#(#icons),*])
 }
