@@ -57,7 +57,8 @@ pub enum ResourceContents {
 /// One block of a tool result's `content`.
 ///
 /// ```
-/// use mcp_core::{Annotations, Content, Role};
+/// # extern crate mcp_runtime_core as mcp_runtime;
+/// use mcp_runtime::{Annotations, Content, Role};
 ///
 /// let blocks = vec![
 ///     Content::text("3 notes found"),
@@ -281,7 +282,8 @@ impl IntoContents for CallToolResult {
 /// One message of a prompt: who says it, and one content block.
 ///
 /// ```
-/// use mcp_core::{Content, PromptMessage};
+/// # extern crate mcp_runtime_core as mcp_runtime;
+/// use mcp_runtime::{Content, PromptMessage};
 ///
 /// let message = PromptMessage::user("Summarize the note below.");
 /// assert_eq!(

@@ -71,23 +71,34 @@ pub trait ReasonOf<C: Contract>: Contract {}
 
 impl<C: Contract> ReasonOf<C> for C {}
 
-/// The contract table of a tool that adds its own reasons to a shared contract: `first`
-/// (its own, in declaration order), then `then` (the shared contract's). `N` is the sum of
-/// their lengths. Used by the code `#[tool]` generates, in a constant.
+/// The contract table of a tool that composes shared contracts: `tables` (its own entries in
+/// declaration order, then each shared contract's, in the order `contract = (A, B)` names
+/// them) one after the other. `N` is the sum of their lengths. Used by the code `#[tool]`
+/// generates, in a constant.
 #[doc(hidden)]
-pub const fn __concat_entries<const N: usize>(first: &[ContractEntry], then: &[ContractEntry]) -> [ContractEntry; N] {
-    assert!(!first.is_empty() && first.len() + then.len() == N, "N is the sum of the lengths");
-    let mut out = [first[0]; N];
-    let mut i = 0;
-    while i < first.len() {
-        out[i] = first[i];
-        i += 1;
+pub const fn __concat_entries<const N: usize>(tables: &[&[ContractEntry]]) -> [ContractEntry; N] {
+    const FILLER: ContractEntry = ContractEntry {
+        reason: "",
+        code: ErrorCode::InternalError,
+        when: "",
+        recovery: "",
+        retryable: None,
+        severity: None,
+    };
+    let mut out = [FILLER; N];
+    let mut at = 0;
+    let mut t = 0;
+    while t < tables.len() {
+        let table = tables[t];
+        let mut i = 0;
+        while i < table.len() {
+            out[at] = table[i];
+            at += 1;
+            i += 1;
+        }
+        t += 1;
     }
-    let mut j = 0;
-    while j < then.len() {
-        out[first.len() + j] = then[j];
-        j += 1;
-    }
+    assert!(at == N, "N is the sum of the lengths");
     out
 }
 
@@ -110,6 +121,69 @@ pub const fn __declares(entries: &[ContractEntry], reason: &str) -> bool {
         i += 1;
     }
     false
+}
+
+/// The first reason of `b` that `a` declares too, at compile time: two shared contracts a tool
+/// composes may not declare the same reason.
+#[doc(hidden)]
+pub const fn __shared_reason(a: &[ContractEntry], b: &[ContractEntry]) -> Option<&'static str> {
+    let mut i = 0;
+    while i < b.len() {
+        if __declares(a, b[i].reason) {
+            return Some(b[i].reason);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A message built at compile time from `parts`, for a `panic!` in a constant (which prints
+/// one `&str`): the generated duplicate-reason check names the reason the compiler found.
+/// At most 512 bytes; a longer message is cut at a character boundary.
+#[doc(hidden)]
+pub struct __Message {
+    bytes: [u8; 512],
+    len: usize,
+}
+
+impl __Message {
+    /// `parts`, joined.
+    #[must_use]
+    pub const fn new(parts: &[&str]) -> Self {
+        let mut bytes = [0; 512];
+        let mut len = 0;
+        let mut p = 0;
+        while p < parts.len() {
+            let part = parts[p].as_bytes();
+            let mut i = 0;
+            while i < part.len() && len < bytes.len() {
+                bytes[len] = part[i];
+                len += 1;
+                i += 1;
+            }
+            p += 1;
+        }
+        // Cut at a character boundary: no continuation byte (`10xxxxxx`) ends a full buffer's
+        // last character half-way.
+        if len == bytes.len() {
+            while len > 0 && bytes[len - 1] & 0xC0 == 0x80 {
+                len -= 1;
+            }
+            if len > 0 && bytes[len - 1] >= 0xC0 {
+                len -= 1;
+            }
+        }
+        __Message { bytes, len }
+    }
+
+    /// The message.
+    #[must_use]
+    pub const fn as_str(&self) -> &str {
+        match core::str::from_utf8(self.bytes.split_at(self.len).0) {
+            Ok(text) => text,
+            Err(_) => "",
+        }
+    }
 }
 
 /// The contract of a tool that declares no failure modes: it has no reasons, so

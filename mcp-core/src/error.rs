@@ -25,7 +25,8 @@ type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// chain is logged, never sent.
 ///
 /// ```
-/// use mcp_core::{ErrorCode, ToolError};
+/// # extern crate mcp_runtime_core as mcp_runtime;
+/// use mcp_runtime::{ErrorCode, ToolError};
 ///
 /// let err = ToolError::not_found("no note called `todo`")
 ///     .reason("no_such_note")
@@ -147,7 +148,8 @@ impl ToolError {
     /// failure, e.g. to skip recording a half-done import as failed:
     ///
     /// ```
-    /// use mcp_core::ToolError;
+    /// # extern crate mcp_runtime_core as mcp_runtime;
+    /// use mcp_runtime::ToolError;
     ///
     /// assert!(ToolError::cancelled().is_cancelled());
     /// assert!(!ToolError::timeout("too slow").is_cancelled());

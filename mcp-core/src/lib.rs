@@ -13,6 +13,8 @@ mod tool;
 
 pub use code::ErrorCode;
 pub use content::{Annotations, CallToolResult, Content, IntoContents, PromptMessage, ResourceContents, Role};
-pub use contract::{__concat_entries, __declares, Contract, ContractEntry, NoReasons, ReasonOf, Severity};
+pub use contract::{
+    __Message, __concat_entries, __declares, __shared_reason, Contract, ContractEntry, NoReasons, ReasonOf, Severity,
+};
 pub use error::{ToolError, classify};
 pub use tool::{Icon, ToolAnnotations};

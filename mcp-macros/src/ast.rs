@@ -24,8 +24,8 @@ pub(crate) struct Tool<'a> {
     pub(crate) krate: TokenStream,
     /// The name on the wire: `name = ".."`, else the fn's name.
     pub(crate) name: String,
-    /// The reason enum `#[errors]` makes: `fn fetch_items` → `FetchItemsError`, at the fn
-    /// name's span.
+    /// The reason enum `#[errors]` (or `contract = (A, B)`) makes: `fn fetch_items` →
+    /// `FetchItemsError`, at the fn name's span.
     pub(crate) reason_enum: Ident,
     pub(crate) errors: Vec<ErrorsAttr>,
     /// `Reason::Variant` paths in the body that name the reason enum with a variant no
@@ -119,6 +119,15 @@ pub(crate) fn from_syn<'a>(cx: &Ctxt, kind: Kind, args: proc_macro2::TokenStream
         params,
         ret: ret(&item.sig.output),
         awaits_without_async: item.sig.asyncness.is_none() && first_await(&item.block).is_some(),
+    }
+}
+
+impl Tool<'_> {
+    /// Whether the item has a reason enum of its own ([`Tool::reason_enum`]): with
+    /// `#[errors]`, or composing several shared contracts (`contract = (A, B)`), whose reasons
+    /// it then takes. One shared contract and no `#[errors]`: that contract is the item's.
+    pub(crate) fn has_reason_enum(&self) -> bool {
+        !self.errors.is_empty() || self.attr.contracts.len() > 1
     }
 }
 

@@ -126,7 +126,8 @@ pub(crate) struct ToolAttr {
     pub(crate) task: Option<LitStr>,
     /// `scopes("notes:write", ..)`: the scopes written as string literals.
     pub(crate) scopes: Vec<LitStr>,
-    pub(crate) contract: Option<Path>,
+    /// `contract = Shared` or `contract = (A, B)`: the shared contracts the item composes.
+    pub(crate) contracts: Vec<Path>,
     pub(crate) krate: Option<Path>,
 }
 
@@ -311,6 +312,36 @@ fn path_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str, example: &str) -
     })
 }
 
+/// `contract = Shared`, or `contract = (A, B)`: several shared contracts composed. Each is a
+/// path; anything else is reported at its token and left out.
+fn contracts_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<Path>> {
+    const EXAMPLE: &str = "contract = MyErrors";
+    let one = |expr: Expr| match expr {
+        Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => Some(p.path),
+        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => {
+            cx.error_spanned_by(&s, format!("`contract` takes a path, not a string: `contract = {}`", s.value()));
+            None
+        }
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!("`contract` takes a path: `{EXAMPLE}`, or several: `contract = (A, B)`"),
+            );
+            None
+        }
+    };
+    Ok(match value(cx, meta, "contract", EXAMPLE)? {
+        Some(Expr::Tuple(t)) if t.elems.is_empty() => {
+            cx.error_spanned_by(&t, "`contract = ()` names no contract: `contract = (A, B)`, or remove it");
+            Vec::new()
+        }
+        Some(Expr::Tuple(t)) => t.elems.into_iter().filter_map(one).collect(),
+        Some(Expr::Paren(p)) => one(*p.expr).into_iter().collect(),
+        Some(other) => one(other).into_iter().collect(),
+        None => Vec::new(),
+    })
+}
+
 /// `key(...)`: a list. Anything else is reported and skipped; `false` then.
 fn expect_list(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> syn::Result<bool> {
     if meta.input.peek(syn::token::Paren) {
@@ -357,7 +388,7 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
                 };
             }
             "task" => attr.task = str_value(cx, &meta, "task", "task = \"optional\"")?,
-            "contract" => attr.contract = path_value(cx, &meta, "contract", "contract = MyErrors")?,
+            "contract" => attr.contracts = contracts_value(cx, &meta)?,
             "scopes" => attr.scopes = parse_scopes(cx, &meta)?,
             "app_data" => attr.app_data = parse_app_data(cx, &meta)?,
             "uri" => attr.uri = str_value(cx, &meta, "uri", "uri = \"notes://index\"")?,

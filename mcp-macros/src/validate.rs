@@ -385,6 +385,16 @@ fn tool_keys(cx: &Ctxt, tool: &Tool<'_>) {
         ),
         Some(_) | None => {}
     }
+    let mut contracts: Vec<(String, &syn::Path)> = Vec::new();
+    for path in &tool.attr.contracts {
+        let shown = quote::quote!(#path).to_string().replace(' ', "");
+        if let Some((_, first)) = contracts.iter().find(|(c, _)| *c == shown) {
+            cx.error_spanned_by(path, format!("contract `{shown}` is composed twice; remove one of them"));
+            cx.error_spanned_by(*first, format!("note: `{shown}` first listed here"));
+        } else {
+            contracts.push((shown, path));
+        }
+    }
     validate_scopes(cx, &tool.attr.scopes);
     if let Some(t) = &tool.attr.timeout_ms {
         match t.base10_parse::<u64>() {
@@ -508,7 +518,7 @@ fn errors(cx: &Ctxt, tool: &Tool<'_>) {
             Some(guess) => format!(
                 "`{enum_ident}` has no reason `{name}`; did you mean `{guess}`? tool `{tool_name}` declares {declared}"
             ),
-            None => match &tool.attr.contract {
+            None => match tool.attr.contracts.first() {
                 Some(shared) => {
                     let shared = quote::quote!(#shared).to_string().replace(' ', "");
                     format!(

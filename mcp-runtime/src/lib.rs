@@ -187,8 +187,8 @@ pub mod testing {
 /// Everything a tool author needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Ask, CallToolResult, Content, Ctx, Elicitation, Elicited, LogLevel, Principal, PromptMessage, Resource,
-        Sampling, Server, Structured, ToolError, contract, errors, prompt, resource, tool,
+        Ask, CallToolResult, Content, Contract, Ctx, Elicitation, Elicited, LogLevel, Principal, PromptMessage,
+        ReasonOf, Resource, Sampling, Server, Structured, ToolError, contract, errors, prompt, resource, tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
@@ -217,7 +217,10 @@ pub mod __private {
         AppDataOf, Args, Finished, Hints, IconInfo, OutputSchema, Running, Started, TaskSupport, ToolDef, ToolInfo,
         app_data_of, params_schema,
     };
-    pub use mcp_core::{__concat_entries as concat_entries, __declares as declares};
+    pub use mcp_core::{
+        __Message as Message, __concat_entries as concat_entries, __declares as declares,
+        __shared_reason as shared_reason,
+    };
     pub use schemars::{Schema, SchemaGenerator};
     pub use serde;
     pub use serde_json::Value;

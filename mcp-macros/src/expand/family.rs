@@ -207,25 +207,26 @@ fn resource_fields(tool: &Tool<'_>, krate: &TokenStream) -> (TokenStream, TokenS
     (fields, list_def)
 }
 
-/// The contract table: the item's own `#[errors]`, else `contract = X`, else the one its
-/// context names (`&Ctx<X>`). With both `contract = X` and a context, they must agree.
+/// The contract table: the item's reason enum's (its own `#[errors]`, or `contract = (A, B)`),
+/// else `contract = X`, else the one its context names (`&Ctx<X>`). With both `contract = X`
+/// and a context, they must agree.
 fn contract(tool: &Tool<'_>, krate: &TokenStream, ctx: Option<&TokenStream>) -> TokenStream {
     let p = quote!(#krate::__private);
     let probe_traits = quote!(use #p::probes::*;);
-    if tool.errors.is_empty() {
-        match (&tool.attr.contract, ctx) {
-            (Some(path), Some(ty)) => {
-                // Spanned at the path: a context of another contract is an error there.
-                let check = quote_spanned!(syn::spanned::Spanned::span(path)=> (&&#p::ContractOf::<#ty>::new()).check::<#path>());
-                quote!({ #probe_traits #check; <#path as #krate::Contract>::ENTRIES })
-            }
-            (Some(path), None) => quote!(<#path as #krate::Contract>::ENTRIES),
-            (None, Some(ty)) => quote!({ #probe_traits (&&#p::ContractOf::<#ty>::new()).entries() }),
-            (None, None) => quote!(&[]),
-        }
-    } else {
+    if tool.has_reason_enum() {
         let e = &tool.reason_enum;
-        quote!(<#e as #krate::Contract>::ENTRIES)
+        return quote!(<#e as #krate::Contract>::ENTRIES);
+    }
+    match (tool.attr.contracts.first(), ctx) {
+        (Some(path), Some(ty)) => {
+            // Spanned at the path: a context of another contract is an error there.
+            let check =
+                quote_spanned!(syn::spanned::Spanned::span(path)=> (&&#p::ContractOf::<#ty>::new()).check::<#path>());
+            quote!({ #probe_traits #check; <#path as #krate::Contract>::ENTRIES })
+        }
+        (Some(path), None) => quote!(<#path as #krate::Contract>::ENTRIES),
+        (None, Some(ty)) => quote!({ #probe_traits (&&#p::ContractOf::<#ty>::new()).entries() }),
+        (None, None) => quote!(&[]),
     }
 }
 

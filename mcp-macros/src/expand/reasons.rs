@@ -18,7 +18,7 @@ use crate::text::pascal_case;
 /// then raises in the body.
 pub(super) fn context_check(tool: &Tool<'_>) -> TokenStream {
     let Some(ctx) = tool.params.iter().find(|p| p.kind == ParamKind::Context) else { return TokenStream::new() };
-    if tool.errors.is_empty() {
+    if !tool.has_reason_enum() {
         return TokenStream::new();
     }
     let krate = &tool.krate;
@@ -45,18 +45,29 @@ fn reason_variants<'t>(tool: &'t Tool<'_>) -> Vec<(&'t ErrorsAttr, &'t LitStr, I
 /// With `#[errors]`: the reason enum, `as_str`, and its `Contract` impl (the static
 /// table). `with_table` is false in the fallback expansion, where entries may be invalid.
 pub(super) fn reason_enum(tool: &Tool<'_>, with_table: bool) -> TokenStream {
-    if tool.errors.is_empty() {
+    if !tool.has_reason_enum() {
         return TokenStream::new();
     }
     let krate = &tool.krate;
     let vis = &tool.original.vis;
     let enum_ident = &tool.reason_enum;
     let entries = reason_variants(tool);
-    let enum_doc = format!(
-        " The failure reasons of {} `{}`, declared with `#[errors(...)]`. Pass one to `ctx.fail`.",
-        tool.attr.kind.name(),
-        tool.name
-    );
+    let enum_doc = if tool.errors.is_empty() {
+        let shown: Vec<String> =
+            tool.attr.contracts.iter().map(|p| format!("`{}`", quote!(#p).to_string().replace(' ', ""))).collect();
+        format!(
+            " The failure reasons of {} `{}`: those of the shared contracts {}. Pass one of theirs to `ctx.fail`.",
+            tool.attr.kind.name(),
+            tool.name,
+            shown.join(", ")
+        )
+    } else {
+        format!(
+            " The failure reasons of {} `{}`, declared with `#[errors(...)]`. Pass one to `ctx.fail`.",
+            tool.attr.kind.name(),
+            tool.name
+        )
+    };
     let mut variants: Vec<TokenStream> = entries
         .iter()
         .map(|(e, reason, variant)| {
@@ -69,18 +80,25 @@ pub(super) fn reason_enum(tool: &Tool<'_>, with_table: bool) -> TokenStream {
     }
     let impls = if with_table {
         let vis = quote!(#vis);
-        let shared = tool.attr.contract.as_ref().map(|path| Shared { path, tool: &tool.name });
+        let shared = Shared { paths: &tool.attr.contracts, tool: &tool.name };
         contract_impls(
             krate,
             &vis,
             enum_ident,
             entries.iter().map(|(e, reason, variant)| (variant, *reason, *e)),
-            shared.as_ref(),
+            Some(&shared),
         )
     } else {
-        // Reasons the handler names but does not declare (already reported) get a variant, so
-        // that the body adds no second error.
+        // Reasons the handler names but does not declare (already reported) get a variant, and
+        // the shared contracts (each once) their `ReasonOf`, so that the body adds no second
+        // error.
         let undeclared = &tool.undeclared;
+        let mut shared: Vec<&syn::Path> = Vec::new();
+        for path in &tool.attr.contracts {
+            if !shared.iter().any(|seen| quote!(#seen).to_string() == quote!(#path).to_string()) {
+                shared.push(path);
+            }
+        }
         let as_str_arms = entries
             .iter()
             .map(|(_, reason, variant)| quote!(Self::#variant => #reason))
@@ -102,6 +120,11 @@ pub(super) fn reason_enum(tool: &Tool<'_>, with_table: bool) -> TokenStream {
                     ::core::unreachable!("this tool did not compile")
                 }
             }
+
+            #(
+                /// The shared contract's reasons are this tool's too: `ctx.fail` takes them.
+                impl #krate::ReasonOf<#enum_ident> for #shared {}
+            )*
         }
     };
     quote! {
@@ -117,20 +140,23 @@ pub(super) fn reason_enum(tool: &Tool<'_>, with_table: bool) -> TokenStream {
     }
 }
 
-/// The shared contract a tool adds its own reasons to (`#[tool(contract = Shared)]` with
-/// `#[errors]`), and the tool's name, for the duplicate check's message.
+/// The shared contracts a tool composes with its own reasons (`#[tool(contract = Shared)]`
+/// with `#[errors]`, or `contract = (A, B)`), and the tool's name, for the duplicate checks'
+/// messages.
 pub(crate) struct Shared<'a> {
-    pub(crate) path: &'a syn::Path,
+    pub(crate) paths: &'a [syn::Path],
     pub(crate) tool: &'a str,
 }
 
 /// `as_str` and the `Contract` impl with its static table, for a reason enum whose variants
 /// are declared in table order (a tool's generated enum, or a `#[contract]` enum).
 ///
-/// With `shared`, the table is the enum's own entries then the shared contract's (a constant
-/// made by a `const fn`: still a static table), the shared contract's reasons are reasons of
-/// this enum's tool (`ReasonOf`), and each own reason the shared contract declares too is a
-/// compile error at the reason.
+/// With `shared`, the table is the enum's own entries then each shared contract's, in the
+/// order written (a constant made by a `const fn`: still a static table), the shared
+/// contracts' reasons are reasons of this enum's tool (`ReasonOf`), and a reason declared
+/// twice is a compile error: an own reason a shared contract declares too at the own reason,
+/// a reason two shared contracts declare at the second one's path. (The macro cannot see
+/// another item's reasons: these are constants, evaluated by the compiler.)
 pub(crate) fn contract_impls<'e>(
     krate: &TokenStream,
     vis: &TokenStream,
@@ -139,37 +165,63 @@ pub(crate) fn contract_impls<'e>(
     shared: Option<&Shared<'_>>,
 ) -> TokenStream {
     let arms = entries.clone().map(|(variant, reason, _)| quote!(Self::#variant => #reason));
+    let own = entries.clone().count();
     let table = entries.clone().map(|(_, reason, e)| entry_tokens(krate, reason, e));
     let (table, composed) = match shared {
-        None => (quote!(&[#(#table,)*]), TokenStream::new()),
-        Some(Shared { path, tool }) => {
-            let own = entries.clone().count();
-            let theirs = quote!(<#path as #krate::Contract>::ENTRIES);
-            let shown = quote!(#path).to_string().replace(' ', "");
-            let duplicates = entries.map(|(_, reason, _)| {
-                let value = reason.value();
-                let message = format!(
-                    "reason `{value}` of tool `{tool}` is declared twice: by its `#[errors(...)]` and by the shared contract `{shown}`; remove the `#[errors]` entry (the contract's applies), or give it a reason of its own"
-                );
-                // Spanned at the tool's reason: the error is reported there.
-                quote_spanned! {reason.span()=>
-                    const _: () = if #krate::__private::declares(#theirs, #reason) {
-                        ::core::panic!(#message)
-                    };
+        Some(Shared { paths, tool }) if !paths.is_empty() => {
+            let theirs: Vec<TokenStream> =
+                paths.iter().map(|path| quote!(<#path as #krate::Contract>::ENTRIES)).collect();
+            let shown: Vec<String> = paths.iter().map(|path| quote!(#path).to_string().replace(' ', "")).collect();
+            let mut checks = Vec::new();
+            for (entries_of, name) in theirs.iter().zip(&shown) {
+                for (_, reason, _) in entries.clone() {
+                    let value = reason.value();
+                    let message = format!(
+                        "reason `{value}` of tool `{tool}` is declared twice: by its `#[errors(...)]` and by the shared contract `{name}`; remove the `#[errors]` entry (the contract's applies), or give it a reason of its own"
+                    );
+                    // Spanned at the tool's reason: the error is reported there.
+                    checks.push(quote_spanned! {reason.span()=>
+                        const _: () = if #krate::__private::declares(#entries_of, #reason) {
+                            ::core::panic!(#message)
+                        };
+                    });
                 }
-            });
+            }
+            for (j, later) in paths.iter().enumerate() {
+                for i in 0..j {
+                    let (first, second) = (&shown[i], &shown[j]);
+                    let before = "reason `";
+                    let after = format!(
+                        "` of tool `{tool}` is declared twice: by the shared contract `{first}` and by the shared contract `{second}`; remove it from one of them, or compose only one of them"
+                    );
+                    let (a, b) = (&theirs[i], &theirs[j]);
+                    // Spanned at the second contract's path: the error is reported there. The
+                    // reason is found by the compiler, so the message is built in the constant.
+                    checks.push(quote_spanned! {syn::spanned::Spanned::span(later)=>
+                        const _: () = if let ::core::option::Option::Some(__mcp_reason) = #krate::__private::shared_reason(#a, #b) {
+                            ::core::panic!("{}", #krate::__private::Message::new(&[#before, __mcp_reason, #after]).as_str())
+                        };
+                    });
+                }
+            }
+            let parts = (own > 0).then(|| quote!(&[#(#table,)*])).into_iter().chain(theirs.iter().cloned());
             let table = quote! {
-                &#krate::__private::concat_entries::<{ #own + #theirs.len() }>(&[#(#table,)*], #theirs)
+                &#krate::__private::concat_entries::<{ #own #(+ #theirs.len())* }>(&[#(#parts),*])
             };
             let composed = quote! {
-                /// The shared contract's reasons are this tool's too: `ctx.fail` takes them.
-                impl #krate::ReasonOf<#ident> for #path {}
+                #(
+                    /// The shared contract's reasons are this tool's too: `ctx.fail` takes them.
+                    impl #krate::ReasonOf<#ident> for #paths {}
+                )*
 
-                #(#duplicates)*
+                #(#checks)*
             };
             (table, composed)
         }
+        _ => (quote!(&[#(#table,)*]), TokenStream::new()),
     };
+    // Variants are declared in table order, before any shared contract's entries.
+    let entry = if own > 0 { quote!(&Self::ENTRIES[self as usize]) } else { quote!(match self {}) };
     quote! {
         impl #ident {
             /// The reason string sent in `data.reason`.
@@ -184,8 +236,7 @@ pub(crate) fn contract_impls<'e>(
             const ENTRIES: &'static [#krate::ContractEntry] = #table;
 
             fn entry(self) -> &'static #krate::ContractEntry {
-                // Variants are declared in table order, before any shared contract's entries.
-                &Self::ENTRIES[self as usize]
+                #entry
             }
         }
 

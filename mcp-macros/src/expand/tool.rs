@@ -23,8 +23,8 @@ pub(super) fn items(tool: &Tool<'_>) -> TokenStream {
         None => (quote!(#krate::Ctx), quote!(_)),
     };
     // With both `contract = X` and a context: they must agree, checked at the path.
-    let contract_check = match (&tool.attr.contract, &ctx) {
-        (Some(path), Some(ty)) if tool.errors.is_empty() => {
+    let contract_check = match (tool.attr.contracts.first(), &ctx) {
+        (Some(path), Some(ty)) if !tool.has_reason_enum() => {
             let check = quote_spanned!(syn::spanned::Spanned::span(path)=> (&&__mcp::ContractOf::<#ty>::new()).check::<#path>());
             quote!(#check;)
         }
@@ -169,12 +169,12 @@ fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> Tok
         // A fn without `async` may block: the runtime may run it on a blocking thread.
         fields.push(quote!(blocking: true));
     }
-    // Without `#[errors]` or `contract = X`, the runtime takes the context's contract.
-    let contract = if tool.errors.is_empty() {
-        attr.contract.as_ref().map(|path| quote!(<#path as #krate::Contract>::ENTRIES))
-    } else {
+    // Without `#[errors]` or `contract = ..`, the runtime takes the context's contract.
+    let contract = if tool.has_reason_enum() {
         let e = &tool.reason_enum;
         Some(quote!(<#e as #krate::Contract>::ENTRIES))
+    } else {
+        attr.contracts.first().map(|path| quote!(<#path as #krate::Contract>::ENTRIES))
     };
     if let Some(contract) = contract {
         fields.push(quote!(contract: ::core::option::Option::Some(#contract)));
