@@ -221,7 +221,6 @@ impl Principal {
 /// The binding of a request's principal ([`Principal::binding`]); the empty string when the
 /// request has none or is from the local principal (stdio, in-process, unauthenticated HTTP),
 /// which no token's principal's binding equals.
-#[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
 pub(crate) fn binding(principal: Option<&Principal>) -> String {
     principal.filter(|p| !p.local).map(Principal::binding).unwrap_or_default()
 }

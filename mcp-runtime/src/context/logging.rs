@@ -41,7 +41,7 @@ pub(crate) const REQUEST_SPAN_TARGET: &str = "mcp_runtime::request";
 static INSTALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Whether [`init_stderr_logging`] installed the process's subscriber.
-#[cfg_attr(not(feature = "otel"), allow(dead_code))] // read by `ServerBuilder::otel`
+#[cfg(feature = "otel")]
 pub(crate) fn installed_by_init() -> bool {
     INSTALLED.load(std::sync::atomic::Ordering::Relaxed)
 }

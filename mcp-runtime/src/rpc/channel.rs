@@ -63,7 +63,7 @@ impl Channel {
     }
 
     /// The channel of a request of the 2025 HTTP session `id`.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn in_session(mut self, id: Arc<str>) -> Self {
         self.session = Some(id);
         self

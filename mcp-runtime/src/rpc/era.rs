@@ -114,7 +114,7 @@ impl Default for Legacy {
 
 impl Legacy {
     /// The client of one request served over HTTP without sessions.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn per_request() -> Self {
         Legacy { per_request: true, ..Legacy::default() }
     }
@@ -273,7 +273,7 @@ pub(crate) fn claim(params: Option<&RawValue>) -> Result<Claim, RpcError> {
 
 /// The protocol version a request's `_meta` names: `Ok(None)` when it names none, `Err` when
 /// it is not a string.
-#[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+#[cfg(feature = "http")]
 pub(crate) fn claimed_version(params: Option<&RawValue>) -> Result<Option<String>, RpcError> {
     meta(params).map_or(Ok(None), |meta| version_of(&meta))
 }

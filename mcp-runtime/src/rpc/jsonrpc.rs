@@ -261,7 +261,7 @@ pub(crate) fn failure(id: Option<&RawValue>, code: i32, message: &str) -> Vec<u8
 }
 
 /// An error that answers no request (no `id` member at all).
-#[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+#[cfg(feature = "http")]
 pub(crate) fn error_without_id(error: &RpcError) -> Vec<u8> {
     #[derive(Serialize)]
     struct Unaddressed<'a> {

@@ -71,7 +71,7 @@ impl Inner {
 impl Outbox {
     /// An outbox for messages outside any request, read when a client attaches: identical
     /// notifications are coalesced, and at most `max` wait.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn coalescing(max: usize) -> Self {
         Outbox { coalesce: Some(max), ..Outbox::default() }
     }
@@ -112,7 +112,7 @@ impl Outbox {
     }
 
     /// When the call this outbox carries was answered or ended unanswered, if it was.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn finished(&self) -> Option<Instant> {
         self.lock().finished
     }
@@ -151,13 +151,13 @@ impl Outbox {
     }
 
     /// The kind of the oldest waiting line.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn peek(&self) -> Option<Kind> {
         self.lock().lines.front().map(|line| line.kind)
     }
 
     /// The oldest waiting line.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn pop(&self) -> Option<Line> {
         let mut inner = self.lock();
         let line = inner.lines.pop_front()?;
@@ -186,7 +186,7 @@ impl Outbox {
     }
 
     /// Wakes a reader waiting in [`Outbox::ready`] (or the next one to wait).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn wake(&self) {
         self.ready.notify_one();
     }
@@ -217,6 +217,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "http")]
     fn a_coalescing_outbox_keeps_one_of_each_notification_and_at_most_its_cap() {
         let outbox = Outbox::coalescing(3);
         for _ in 0..1000 {
@@ -234,6 +235,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "http")]
     fn an_outbox_is_finished_once_its_answer_is_queued_read_or_not() {
         let outbox = Outbox::default();
         outbox.notification(b"progress\n".to_vec());

@@ -29,7 +29,7 @@ impl RequestId {
     }
 
     /// `n` characters of `A-Z2-7` from the same source: a session id.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn token(n: usize) -> String {
         const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
         let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -81,12 +81,24 @@ impl Default for Options {
 }
 
 /// Streamable HTTP settings, part of the server's options.
-#[derive(Clone, Debug)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))] // read by the HTTP transport
+#[derive(Clone, Debug, Default)]
 pub(crate) struct HttpOptions {
     pub(crate) stateless: bool,
     /// Without sessions, a tool that asks fails `build()` instead of a warning.
     pub(crate) deny_stateless_asks: bool,
+    /// What only the HTTP transport reads: its checks and limits.
+    #[cfg(feature = "http")]
+    pub(crate) limits: Limits,
+    /// Bearer tokens required, and the protected resource metadata served.
+    #[cfg(feature = "http")]
+    pub(crate) authorization: Option<crate::auth::bearer::Authorization>,
+}
+
+/// The HTTP transport's checks and limits (`ServerBuilder::allowed_hosts` and the rest of
+/// `transport/http/settings.rs`), read by the HTTP transport only.
+#[cfg(feature = "http")]
+#[derive(Clone, Debug)]
+pub(crate) struct Limits {
     /// Accepted `Host` names (any port); loopback by default.
     pub(crate) allowed_hosts: Vec<String>,
     /// Accepted `Origin`s (`scheme://host[:port]`, or a host name for any scheme and port);
@@ -116,16 +128,12 @@ pub(crate) struct HttpOptions {
     /// The `retry` an SSE stream announces, in milliseconds.
     pub(crate) retry_ms: u64,
     pub(crate) shutdown_grace: Duration,
-    /// Bearer tokens required, and the protected resource metadata served.
-    #[cfg(feature = "http")]
-    pub(crate) authorization: Option<crate::auth::bearer::Authorization>,
 }
 
-impl Default for HttpOptions {
+#[cfg(feature = "http")]
+impl Default for Limits {
     fn default() -> Self {
-        HttpOptions {
-            stateless: false,
-            deny_stateless_asks: false,
+        Limits {
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             allowed_origins: Vec::new(),
             max_body_bytes: 4 * 1024 * 1024,
@@ -142,8 +150,6 @@ impl Default for HttpOptions {
             max_detached_notifications: 256,
             retry_ms: 1000,
             shutdown_grace: Duration::from_secs(10),
-            #[cfg(feature = "http")]
-            authorization: None,
         }
     }
 }

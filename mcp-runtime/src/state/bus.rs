@@ -13,6 +13,7 @@
 
 use std::sync::Arc;
 
+#[cfg(feature = "redis")]
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
@@ -32,13 +33,12 @@ pub(crate) enum Event {
     ResourceUpdated(Arc<str>),
     /// The record of the task with this id changed (a new status, an answer, a cancel).
     Task(Arc<str>),
-    /// Events may have been missed: act as if every event of interest happened (only a link
-    /// that was down says so).
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    /// Events may have been missed: act as if every event of interest happened (a listener
+    /// that fell behind, or a link that was down).
     Missed,
 }
 
-#[cfg_attr(not(feature = "redis"), allow(dead_code))] // used by the Redis link
+#[cfg(feature = "redis")]
 impl Event {
     /// The event on the wire between replicas: `{"o": origin, "e": kind, "v"?: value}`.
     pub(crate) fn encode(&self, origin: &str) -> String {
@@ -102,7 +102,7 @@ impl Default for Bus {
 
 impl Bus {
     /// A bus whose events also travel over `link` to the other replicas.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))] // made with the Redis store
+    #[cfg(feature = "redis")]
     pub(crate) fn linked(link: Box<dyn Link>) -> Self {
         Bus { link: Some(link), ..Bus::default() }
     }
@@ -135,8 +135,18 @@ impl Bus {
     }
 }
 
+/// A listener's next event: [`Event::Missed`] when it fell behind (more events came than it
+/// took), `None` once the bus is gone.
+pub(crate) async fn recv(events: &mut broadcast::Receiver<Event>) -> Option<Event> {
+    match events.recv().await {
+        Ok(event) => Some(event),
+        Err(broadcast::error::RecvError::Lagged(_)) => Some(Event::Missed),
+        Err(broadcast::error::RecvError::Closed) => None,
+    }
+}
+
 /// A random tag for this process's messages on a link: its own echoes are dropped.
-#[cfg_attr(not(feature = "redis"), allow(dead_code))] // used by the Redis link
+#[cfg(feature = "redis")]
 pub(crate) fn origin() -> String {
     use std::fmt::Write as _;
     let mut bytes = [0_u8; 8];
@@ -156,6 +166,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "redis")]
     fn events_travel_as_small_json_and_garbage_is_ignored() {
         for event in [
             Event::ToolsChanged,
@@ -194,6 +205,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "redis")]
     fn origins_differ() {
         assert_ne!(origin(), origin());
         assert_eq!(origin().len(), 16);

@@ -93,10 +93,10 @@ pub(crate) struct Sealer {
     keys: Vec<Key>,
     ttl: Duration,
     /// A per-process random key: nothing was configured.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // warned of by the HTTP transport
+    #[cfg(feature = "http")]
     ephemeral: bool,
     /// Whether the warning about that was logged.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     warned: std::sync::atomic::AtomicBool,
 }
 
@@ -107,7 +107,9 @@ impl Sealer {
         Sealer {
             keys: keys.into_iter().map(|k| Key(k.into_boxed_slice())).collect(),
             ttl,
+            #[cfg(feature = "http")]
             ephemeral: false,
+            #[cfg(feature = "http")]
             warned: std::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -117,12 +119,18 @@ impl Sealer {
     pub(crate) fn ephemeral(ttl: Duration) -> Sealer {
         let mut key = vec![0u8; 32];
         getrandom::fill(&mut key).expect("the OS random source failed");
-        Sealer { ephemeral: true, ..Sealer::new(vec![key], ttl) }
+        #[cfg_attr(not(feature = "http"), expect(unused_mut))]
+        let mut sealer = Sealer::new(vec![key], ttl);
+        #[cfg(feature = "http")]
+        {
+            sealer.ephemeral = true;
+        }
+        sealer
     }
 
     /// Over HTTP, a server may run as several replicas, and a state sealed with a key of one
     /// process does not open on another: says so once, when it serves HTTP without a key.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn warn_once_if_ephemeral(&self) {
         if self.ephemeral && !self.warned.swap(true, std::sync::atomic::Ordering::Relaxed) {
             tracing::warn!(
@@ -339,6 +347,7 @@ mod tests {
     fn ephemeral_sealers_disagree() {
         let a = Sealer::ephemeral(DEFAULT_TTL);
         let b = Sealer::ephemeral(DEFAULT_TTL);
+        #[cfg(feature = "http")]
         assert!(a.ephemeral && !sealer(KEY).ephemeral);
         assert_eq!(b.open(&a.seal("s", ALICE).expect("small"), ALICE), Err(Invalid::Mac));
     }

@@ -211,21 +211,20 @@ impl Tasks {
             let mut events = self.notices.bus.subscribe();
             let running = Arc::downgrade(&self.running);
             tokio::spawn(async move {
-                use tokio::sync::broadcast::error::RecvError;
                 loop {
-                    let event = events.recv().await;
+                    let event = crate::state::bus::recv(&mut events).await;
                     let Some(running) = running.upgrade() else { return };
                     let running = running.lock().unwrap_or_else(PoisonError::into_inner);
                     match event {
-                        Ok(Event::Task(id)) => {
+                        Some(Event::Task(id)) => {
                             if let Some(wake) = running.get(&id) {
                                 wake.notify_one();
                             }
                         }
                         // Events were missed: every runner reads its record again.
-                        Ok(Event::Missed) | Err(RecvError::Lagged(_)) => running.values().for_each(|w| w.notify_one()),
-                        Ok(_) => {}
-                        Err(RecvError::Closed) => return,
+                        Some(Event::Missed) => running.values().for_each(|w| w.notify_one()),
+                        Some(_) => {}
+                        None => return,
                     }
                 }
             });

@@ -100,19 +100,18 @@ struct Watches {
 /// `notifications/resources/updated` for the URIs it subscribed to, until its transport ends
 /// or the session is gone.
 async fn forward(state: std::sync::Weak<State>, channel: Arc<Channel>, mut w: Watches) {
-    use tokio::sync::broadcast::error::RecvError;
     let list_changed = |method: &str| channel.notify(jsonrpc::notification(method, &json!({})));
     loop {
         let event = tokio::select! {
             () = closed(w.closing.as_mut()) => return,
             _ = w.alive.changed() => return,
-            event = w.events.recv() => event,
+            event = crate::state::bus::recv(&mut w.events) => event,
         };
         match event {
-            Ok(Event::ToolsChanged) => list_changed("notifications/tools/list_changed"),
-            Ok(Event::PromptsChanged) => list_changed("notifications/prompts/list_changed"),
-            Ok(Event::ResourcesChanged) => list_changed("notifications/resources/list_changed"),
-            Ok(Event::ResourceUpdated(uri)) => {
+            Some(Event::ToolsChanged) => list_changed("notifications/tools/list_changed"),
+            Some(Event::PromptsChanged) => list_changed("notifications/prompts/list_changed"),
+            Some(Event::ResourcesChanged) => list_changed("notifications/resources/list_changed"),
+            Some(Event::ResourceUpdated(uri)) => {
                 let Some(state) = state.upgrade() else { return };
                 let subscribed =
                     state.subscriptions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&*uri);
@@ -120,7 +119,7 @@ async fn forward(state: std::sync::Weak<State>, channel: Arc<Channel>, mut w: Wa
                     channel.notify(jsonrpc::notification("notifications/resources/updated", &json!({"uri": &*uri})));
                 }
             }
-            Ok(Event::Missed) | Err(RecvError::Lagged(_)) => {
+            Some(Event::Missed) => {
                 // Events were missed: every list and every subscribed resource may have changed.
                 let Some(state) = state.upgrade() else { return };
                 tracing::warn!(
@@ -139,8 +138,8 @@ async fn forward(state: std::sync::Weak<State>, channel: Arc<Channel>, mut w: Wa
                 }
             }
             // Tasks are 2026-07-28 only: a 2025 session hears nothing of them.
-            Ok(Event::Task(_)) => {}
-            Err(RecvError::Closed) => return,
+            Some(Event::Task(_)) => {}
+            None => return,
         }
     }
 }

@@ -43,7 +43,6 @@ impl Session {
         cancel: Arc<CancelState>,
         watch: Watch,
     ) {
-        use tokio::sync::broadcast::error::RecvError;
         let tag = json!({era::SUBSCRIPTION_KEY: &*id});
         let bus = &self.shared.notices.bus;
         let mut events = bus.subscribe();
@@ -83,17 +82,17 @@ impl Session {
                 biased;
                 () = cancel.cancelled() => break false,
                 () = closed(closing.as_mut()) => break true,
-                event = events.recv() => match event {
-                    Ok(Event::ToolsChanged) if tools => notify("notifications/tools/list_changed"),
-                    Ok(Event::PromptsChanged) if more.prompts => notify("notifications/prompts/list_changed"),
-                    Ok(Event::ResourcesChanged) if more.resources => notify("notifications/resources/list_changed"),
-                    Ok(Event::ResourceUpdated(uri)) if more.subscriptions.contains(&uri) => updated(&uri),
-                    Ok(Event::Task(task)) => {
+                event = crate::state::bus::recv(&mut events) => match event {
+                    Some(Event::ToolsChanged) if tools => notify("notifications/tools/list_changed"),
+                    Some(Event::PromptsChanged) if more.prompts => notify("notifications/prompts/list_changed"),
+                    Some(Event::ResourcesChanged) if more.resources => notify("notifications/resources/list_changed"),
+                    Some(Event::ResourceUpdated(uri)) if more.subscriptions.contains(&uri) => updated(&uri),
+                    Some(Event::Task(task)) => {
                         if let Some(at) = followed.iter().position(|(t, _)| **t == *task) {
                             self.task_notification(&mut followed[at], &tag).await;
                         }
                     }
-                    Ok(Event::Missed) | Err(RecvError::Lagged(_)) => {
+                    Some(Event::Missed) => {
                         // Events were missed: everything this stream asked for may have changed.
                         tracing::debug!(request = id.get(), "a listen stream missed events; telling it of everything it asked for");
                         if tools {
@@ -112,8 +111,8 @@ impl Session {
                             self.task_notification(task, &tag).await;
                         }
                     }
-                    Ok(_) => {}
-                    Err(RecvError::Closed) => break true,
+                    Some(_) => {}
+                    None => break true,
                 },
             }
         };

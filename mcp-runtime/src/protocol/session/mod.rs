@@ -87,13 +87,13 @@ impl State {
     }
 
     /// An HTTP session, whose messages outside any request go to `standalone` (its GET stream).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn with_standalone(standalone: Arc<crate::rpc::outbox::Outbox>) -> Self {
         State { standalone: Some(standalone), ..State::new() }
     }
 
     /// The state of one request served without a session (stateless HTTP).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn per_request() -> Self {
         State { per_request: true, legacy: Arc::new(Legacy::per_request()), ..State::new() }
     }
@@ -116,13 +116,13 @@ impl State {
     }
 
     /// Whether a request of the session runs or waits.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn running(&self) -> bool {
         !self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_empty()
     }
 
     /// Cancels every request of the session that runs or waits (the session ended).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP transport
+    #[cfg(feature = "http")]
     pub(crate) fn cancel_all(&self) {
         let in_flight = self.in_flight.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         for cancel in in_flight.values() {

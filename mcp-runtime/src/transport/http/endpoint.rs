@@ -49,7 +49,7 @@ impl Endpoint {
     /// The replay budgets: per stream, and the process's total with what it holds now.
     pub(super) fn replay_budget(&self) -> Budget {
         let options = &self.shared.options.http;
-        Budget { per_stream: options.replay_bytes_per_stream, total: options.replay_bytes_total }
+        Budget { per_stream: options.limits.replay_bytes_per_stream, total: options.limits.replay_bytes_total }
     }
 
     pub(super) async fn handle(self: Arc<Self>, request: Request) -> Response {
@@ -95,7 +95,9 @@ impl Endpoint {
             .map(str::to_owned)
             .or_else(|| request.uri().authority().map(|a| a.as_str().to_owned()));
         let host_ok = |host: Option<String>| {
-            host.is_some_and(|host| options.allowed_hosts.iter().any(|h| h.eq_ignore_ascii_case(&host) || h == "*"))
+            host.is_some_and(|host| {
+                options.limits.allowed_hosts.iter().any(|h| h.eq_ignore_ascii_case(&host) || h == "*")
+            })
         };
         let Some(authority) = authority else {
             return Some(refuse(StatusCode::BAD_REQUEST, None, -32600, "Bad request: no Host header"));
@@ -108,10 +110,10 @@ impl Endpoint {
         }
         if let Some(origin) = header_str(headers, header::ORIGIN.as_str()) {
             let origin_host = origin.split_once("://").map(|(_, rest)| host_of(rest.split('/').next().unwrap_or(rest)));
-            let allowed = if options.allowed_origins.is_empty() {
+            let allowed = if options.limits.allowed_origins.is_empty() {
                 origin_host.is_some_and(host_ok)
             } else {
-                options.allowed_origins.iter().any(|o| {
+                options.limits.allowed_origins.iter().any(|o| {
                     o.eq_ignore_ascii_case(origin)
                         || (!o.contains("://")
                             && origin_host

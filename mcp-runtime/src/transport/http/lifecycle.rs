@@ -49,9 +49,9 @@ impl Endpoint {
             // One client's sessions make room among themselves; past the cap on all of them,
             // the least recently used goes. A session that runs a request is never ended.
             let mine = sessions.values().filter(|s| s.client == session.client).count();
-            evicted = if mine >= options.max_sessions_per_client {
+            evicted = if mine >= options.limits.max_sessions_per_client {
                 Some(least_recently_used(&sessions, Some(&session.client)))
-            } else if sessions.len() >= options.max_sessions {
+            } else if sessions.len() >= options.limits.max_sessions {
                 Some(least_recently_used(&sessions, None))
             } else {
                 None
@@ -59,9 +59,9 @@ impl Endpoint {
             match &evicted {
                 Some(None) => {
                     drop(sessions);
-                    let per_client = mine >= options.max_sessions_per_client;
+                    let per_client = mine >= options.limits.max_sessions_per_client;
                     tracing::warn!(target: "mcp_runtime::http",
-                        max = if per_client { options.max_sessions_per_client } else { options.max_sessions },
+                        max = if per_client { options.limits.max_sessions_per_client } else { options.limits.max_sessions },
                         per_client,
                         "refused initialize: every session runs a request"
                     );
@@ -142,7 +142,7 @@ impl Endpoint {
     pub(super) async fn reap(endpoint: std::sync::Weak<Self>) {
         loop {
             let idle = match endpoint.upgrade() {
-                Some(endpoint) => endpoint.shared.options.http.session_idle,
+                Some(endpoint) => endpoint.shared.options.http.limits.session_idle,
                 None => return,
             };
             tokio::time::sleep((idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(60))).await;

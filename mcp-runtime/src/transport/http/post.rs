@@ -144,15 +144,15 @@ impl Endpoint {
         let options = &self.shared.options.http;
         let read = async {
             let _turn = self.bodies.acquire().await;
-            axum::body::to_bytes(body, options.max_body_bytes).await
+            axum::body::to_bytes(body, options.limits.max_body_bytes).await
         };
-        match tokio::time::timeout(options.body_timeout, read).await {
+        match tokio::time::timeout(options.limits.body_timeout, read).await {
             Ok(Ok(bytes)) => Ok(bytes),
             Ok(Err(_)) => Err(Box::new(refuse(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 None,
                 -32600,
-                &format!("Payload too large: a message is at most {} bytes", options.max_body_bytes),
+                &format!("Payload too large: a message is at most {} bytes", options.limits.max_body_bytes),
             ))),
             Err(_) => Err(Box::new(refuse(
                 StatusCode::REQUEST_TIMEOUT,
@@ -160,7 +160,7 @@ impl Endpoint {
                 -32600,
                 &format!(
                     "Request timeout: the body did not arrive within {} ms; send it whole, then retry",
-                    options.body_timeout.as_millis()
+                    options.limits.body_timeout.as_millis()
                 ),
             ))),
         }
@@ -217,7 +217,7 @@ async fn answer(
             Some(Kind::Notification | Kind::Pause) => {
                 return sse(match session {
                     Some((session, endpoint)) => resumable(
-                        session.open_stream(outbox, endpoint.shared.options.http.retry_ms, &endpoint.replay),
+                        session.open_stream(outbox, endpoint.shared.options.http.limits.retry_ms, &endpoint.replay),
                         0,
                         endpoint.replay_budget(),
                     ),

@@ -62,8 +62,8 @@ impl Server {
             stopping: tokio::sync::watch::channel(false).0,
             reaper: std::sync::Once::new(),
             calls: Arc::new(tokio::sync::Semaphore::new(self.shared.options.max_in_flight)),
-            listens: Arc::new(tokio::sync::Semaphore::new(self.shared.options.http.max_listens)),
-            bodies: tokio::sync::Semaphore::new(self.shared.options.http.max_bodies),
+            listens: Arc::new(tokio::sync::Semaphore::new(self.shared.options.http.limits.max_listens)),
+            bodies: tokio::sync::Semaphore::new(self.shared.options.http.limits.max_bodies),
             replay: Arc::new(AtomicUsize::new(0)),
             warned: Mutex::new(HashMap::new()),
         }
@@ -137,10 +137,10 @@ impl Server {
             .nest("/mcp", wrap(Self::router_with(Arc::clone(&endpoint))))
             .merge(self.well_known_router());
         let options = &self.shared.options.http;
-        let open = Arc::new(tokio::sync::Semaphore::new(options.max_connections));
+        let open = Arc::new(tokio::sync::Semaphore::new(options.limits.max_connections));
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
         let mut http1 = hyper::server::conn::http1::Builder::new();
-        http1.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(options.header_timeout);
+        http1.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(options.limits.header_timeout);
         tokio::pin!(shutdown);
         let mut last_error: Option<Instant> = None;
         loop {
@@ -182,7 +182,7 @@ impl Server {
         drop(listener);
         tracing::info!(target: "mcp_runtime::http", "shutting down: no new connections; requests in progress may finish");
         endpoint.stopping.send_replace(true);
-        let grace = options.shutdown_grace;
+        let grace = options.limits.shutdown_grace;
         tokio::select! {
             () = graceful.shutdown() => {}
             () = tokio::time::sleep(grace) => {

@@ -47,7 +47,7 @@ impl Drop for HttpSession {
 
 impl HttpSession {
     pub(super) fn new(owner: String, client: Box<str>, shared: &Shared) -> Self {
-        let standalone = Arc::new(Outbox::coalescing(shared.options.http.max_detached_notifications));
+        let standalone = Arc::new(Outbox::coalescing(shared.options.http.limits.max_detached_notifications));
         HttpSession {
             clock: Some(shared.observer.session(crate::rpc::channel::Transport::Http)),
             owner,

@@ -35,7 +35,7 @@ impl ServerBuilder {
     /// `127.0.0.1`, `::1`: DNS-rebinding protection for a server on your machine). Add the
     /// names a deployment is reached by; `"*"` allows any. Others get 403.
     pub fn allowed_hosts<S: Into<String>>(mut self, hosts: impl IntoIterator<Item = S>) -> Self {
-        self.options.http.allowed_hosts = hosts.into_iter().map(Into::into).collect();
+        self.options.http.limits.allowed_hosts = hosts.into_iter().map(Into::into).collect();
         self
     }
 
@@ -43,13 +43,13 @@ impl ServerBuilder {
     /// a host name for any scheme and port). Default: origins whose host is an allowed host.
     /// A request without `Origin` (not from a browser) is not checked.
     pub fn allowed_origins<S: Into<String>>(mut self, origins: impl IntoIterator<Item = S>) -> Self {
-        self.options.http.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self.options.http.limits.allowed_origins = origins.into_iter().map(Into::into).collect();
         self
     }
 
     /// The largest HTTP request body (default 4 MiB); a larger one gets 413.
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.options.http.max_body_bytes = bytes;
+        self.options.http.limits.max_body_bytes = bytes;
         self
     }
 
@@ -57,8 +57,8 @@ impl ServerBuilder {
     /// may be live at once (default 10,000). At the cap, `initialize` ends the least recently
     /// used session that runs no call; when every session runs one, it gets 503.
     pub fn http_sessions(mut self, idle: Duration, max: usize) -> Self {
-        self.options.http.session_idle = idle;
-        self.options.http.max_sessions = max.max(1);
+        self.options.http.limits.session_idle = idle;
+        self.options.http.limits.max_sessions = max.max(1);
         self
     }
 
@@ -67,7 +67,7 @@ impl ServerBuilder {
     /// recently used session that runs no call (503 when each runs one): one client cannot
     /// crowd the others out.
     pub fn max_sessions_per_client(mut self, max: usize) -> Self {
-        self.options.http.max_sessions_per_client = max.max(1);
+        self.options.http.limits.max_sessions_per_client = max.max(1);
         self
     }
 
@@ -75,14 +75,14 @@ impl ServerBuilder {
     /// requests (default 10 s); then it is closed. Applies to [`Server::serve_http`](crate::Server::serve_http) and its
     /// variants (behind your own server, set your server's).
     pub fn http_header_timeout(mut self, limit: Duration) -> Self {
-        self.options.http.header_timeout = limit;
+        self.options.http.limits.header_timeout = limit;
         self
     }
 
     /// How long a request's body may take to arrive (default 30 s): past it the request gets
     /// 408 and its bytes are freed.
     pub fn http_body_timeout(mut self, limit: Duration) -> Self {
-        self.options.http.body_timeout = limit;
+        self.options.http.limits.body_timeout = limit;
         self
     }
 
@@ -90,7 +90,7 @@ impl ServerBuilder {
     /// ones wait in the listen backlog until one closes. Keep it below the process's file
     /// limit (`ulimit -n`).
     pub fn max_connections(mut self, max: usize) -> Self {
-        self.options.http.max_connections = max.max(1);
+        self.options.http.limits.max_connections = max.max(1);
         self
     }
 
@@ -98,7 +98,7 @@ impl ServerBuilder {
     /// [`max_body_bytes`](Self::max_body_bytes)); further requests wait for a turn within
     /// their body timeout.
     pub fn max_bodies_reading(mut self, max: usize) -> Self {
-        self.options.http.max_bodies = max.max(1);
+        self.options.http.limits.max_bodies = max.max(1);
         self
     }
 
@@ -106,21 +106,21 @@ impl ServerBuilder {
     /// They take no call slot ([`max_in_flight`](Self::max_in_flight)); past the cap a listen
     /// is refused `server_busy`, retryable.
     pub fn max_listens(mut self, max: usize) -> Self {
-        self.options.http.max_listens = max.max(1);
+        self.options.http.limits.max_listens = max.max(1);
         self
     }
 
     /// Bytes of sent SSE events a 2025 request stream keeps for a client that resumes it
     /// (default 1 MiB). Events past it are let go once sent; resuming before them gets 404.
     pub fn sse_replay_bytes_per_stream(mut self, bytes: usize) -> Self {
-        self.options.http.replay_bytes_per_stream = bytes;
+        self.options.http.limits.replay_bytes_per_stream = bytes;
         self
     }
 
     /// Bytes of sent SSE events kept for replay in the whole process (default 16 MiB): past
     /// it, a stream lets its sent events go.
     pub fn sse_replay_bytes_total(mut self, bytes: usize) -> Self {
-        self.options.http.replay_bytes_total = bytes;
+        self.options.http.limits.replay_bytes_total = bytes;
         self
     }
 
@@ -128,13 +128,13 @@ impl ServerBuilder {
     /// not open (default 256). List changes and resource updates are coalesced (one pending
     /// per kind and URI); past the cap, further ones are dropped, counted and logged.
     pub fn max_detached_notifications(mut self, max: usize) -> Self {
-        self.options.http.max_detached_notifications = max;
+        self.options.http.limits.max_detached_notifications = max;
         self
     }
 
     /// How long requests in progress may finish after SIGINT/SIGTERM (default 10 s).
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
-        self.options.http.shutdown_grace = grace;
+        self.options.http.limits.shutdown_grace = grace;
         self
     }
 
