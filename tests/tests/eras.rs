@@ -757,6 +757,43 @@ fn listen_with_malformed_params_is_invalid_params() {
     }
 }
 
+#[test]
+fn a_listen_past_its_caps_is_refused_before_any_work_and_unknown_uris_are_left_out() {
+    let mut c = Conn::spawn();
+    let tasks = json!({VERSION_KEY: MODERN, CAPS_KEY: {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    // 100,000 distinct task ids (before: de-duplicated by a scan per id, minutes of CPU on
+    // the reader, then refused): refused at once, naming the cap.
+    let ids: Vec<String> = (0..100_000).map(|i| format!("{i:x}")).collect();
+    let start = Instant::now();
+    let id = c.modern_with("subscriptions/listen", json!({"notifications": {"taskIds": ids}}), &tasks);
+    let refused = c.answer(&id);
+    assert!(start.elapsed() < Duration::from_secs(10), "refused after {:?}", start.elapsed());
+    assert_eq!(refused["error"]["code"], json!(-32602), "{refused}");
+    assert_eq!(
+        refused["error"]["message"],
+        "Invalid params: a listen stream follows at most 256 tasks (this one lists 100000); open another for the rest"
+    );
+    // 100,000 resource subscriptions (before: every one kept, ~16 MiB per stream).
+    let uris: Vec<String> = (0..100_000).map(|i| format!("secret://n{i}")).collect();
+    let id = c.modern_with("subscriptions/listen", json!({"notifications": {"resourceSubscriptions": uris}}), &tasks);
+    let refused = c.answer(&id);
+    assert_eq!(
+        refused["error"]["message"],
+        "Invalid params: a listen stream subscribes to at most 256 resources (this one lists 100000); open another for the rest"
+    );
+    // Within the cap, a URI the server has no resource for is left out of the subscription.
+    let listen = json!("listen-caps");
+    let uris = json!(["secret://alpha", "nope://x", "secret://alpha"]);
+    c.send_as(
+        Version::V2026_07_28,
+        &listen,
+        "subscriptions/listen",
+        with_meta(json!({"notifications": {"resourceSubscriptions": uris}}), &tasks),
+    );
+    assert_eq!(c.recv(), ack(&listen, &json!({"resourceSubscriptions": ["secret://alpha"]})));
+    c.notify("notifications/cancelled", json!({"requestId": listen}));
+}
+
 // ---- in-process: list changes and the capability gate -----------------------------------
 
 /// Added and removed while the server runs.

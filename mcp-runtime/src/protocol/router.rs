@@ -213,8 +213,8 @@ pub(crate) struct Listening {
 impl Listening {
     /// Reads `promptsListChanged`, `resourcesListChanged` and `resourceSubscriptions` from a
     /// listen filter; what this server has none of is left out.
-    /// A subscription to a resource `principal` may not read is left out, as one to a
-    /// resource this server does not have would be answered nothing.
+    /// A subscription to a resource this server does not have, or one `principal` may not
+    /// read, is left out.
     pub(crate) fn read(shared: &Shared, principal: Option<&Principal>, filter: &Value) -> Result<Listening, RpcError> {
         let flag = |key: &str| match filter.get(key) {
             None | Some(Value::Null) => Ok(false),
@@ -227,17 +227,27 @@ impl Listening {
         let resources = flag("resourcesListChanged")? && !shared.resources.is_empty();
         let subscriptions = match filter.get("resourceSubscriptions") {
             None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(uris)) if uris.iter().all(Value::is_string) => uris
-                .iter()
-                .filter_map(Value::as_str)
-                .filter(|uri| {
-                    shared
+            Some(Value::Array(uris)) if uris.iter().all(Value::is_string) => {
+                // Refused before any work: the cap bounds the matching below.
+                let max = shared.options.max_listen_subscriptions;
+                if uris.len() > max {
+                    return Err(RpcError::invalid_params(format!(
+                        "Invalid params: a listen stream subscribes to at most {max} resources (this one lists {}); open another for the rest",
+                        uris.len()
+                    )));
+                }
+                let mut kept: Vec<Arc<str>> = Vec::new();
+                for uri in uris.iter().filter_map(Value::as_str) {
+                    let readable = shared
                         .resources
                         .scopes_of(uri)
-                        .is_none_or(|scopes| crate::auth::principal::grants(principal, scopes))
-                })
-                .map(Arc::from)
-                .collect(),
+                        .is_some_and(|scopes| crate::auth::principal::grants(principal, scopes));
+                    if readable && !kept.iter().any(|k| **k == *uri) {
+                        kept.push(Arc::from(uri));
+                    }
+                }
+                kept
+            }
             Some(_) => {
                 return Err(RpcError::invalid_params(
                     "Invalid params: `notifications.resourceSubscriptions` must be an array of URIs",

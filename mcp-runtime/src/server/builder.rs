@@ -327,6 +327,24 @@ impl ServerBuilder {
         self
     }
 
+    /// The most tasks one `subscriptions/listen` stream may follow (default 256): a listen
+    /// whose `notifications.taskIds` lists more is refused with `-32602` before any of them
+    /// is looked at. Open another stream for the rest.
+    pub fn max_listen_tasks(mut self, tasks: usize) -> Self {
+        self.options.max_listen_tasks = tasks;
+        self
+    }
+
+    /// The most resources one `subscriptions/listen` stream may subscribe to (default 256):
+    /// a listen whose `notifications.resourceSubscriptions` lists more is refused with
+    /// `-32602` before any of them is looked at. URIs this server has no resource for, and
+    /// those the caller may not read, are left out of the subscription (and of the
+    /// acknowledgement).
+    pub fn max_listen_subscriptions(mut self, resources: usize) -> Self {
+        self.options.max_listen_subscriptions = resources;
+        self
+    }
+
     /// How many bytes of calls may wait for a slot (default 4 MiB), counted by the length
     /// of their lines.
     pub fn max_queued_bytes(mut self, bytes: usize) -> Self {

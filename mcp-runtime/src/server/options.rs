@@ -10,6 +10,11 @@ pub(crate) struct Options {
     pub(crate) page_size: Option<usize>,
     pub(crate) max_line_bytes: usize,
     pub(crate) max_in_flight: usize,
+    /// The most tasks one `subscriptions/listen` may follow (`notifications.taskIds`).
+    pub(crate) max_listen_tasks: usize,
+    /// The most resources one `subscriptions/listen` may subscribe to
+    /// (`notifications.resourceSubscriptions`).
+    pub(crate) max_listen_subscriptions: usize,
     pub(crate) max_queued_bytes: usize,
     pub(crate) eof_grace: Duration,
     pub(crate) flush_grace: Duration,
@@ -59,6 +64,8 @@ impl Default for Options {
             page_size: None,
             max_line_bytes: 4 * 1024 * 1024,
             max_in_flight: 4096,
+            max_listen_tasks: 256,
+            max_listen_subscriptions: 256,
             max_queued_bytes: 4 * 1024 * 1024,
             eof_grace: Duration::from_secs(2),
             flush_grace: Duration::from_secs(2),

@@ -14,7 +14,6 @@ use crate::rpc::era::Client;
 use crate::rpc::jsonrpc::{self, RpcError};
 
 /// The most tasks one listen stream follows.
-const MAX_TASK_IDS: usize = 256;
 
 impl Session {
     /// A `tools/call` or `subscriptions/listen`: registered under its id (a second request
@@ -140,16 +139,19 @@ fn listen_request(
             if !ids.is_empty() && !crate::tasks::declared(client) {
                 return Err(crate::tasks::missing_capability("`notifications.taskIds` of subscriptions/listen"));
             }
-            let mut seen = Vec::with_capacity(ids.len().min(MAX_TASK_IDS));
+            // Refused before any work: the cap bounds the de-duplication below.
+            let max = shared.options.max_listen_tasks;
+            if ids.len() > max {
+                return Err(RpcError::invalid_params(format!(
+                    "Invalid params: a listen stream follows at most {max} tasks (this one lists {}); open another for the rest",
+                    ids.len()
+                )));
+            }
+            let mut seen: Vec<String> = Vec::with_capacity(ids.len());
             for id in ids.iter().filter_map(Value::as_str) {
-                if !seen.iter().any(|s: &String| s == id) {
+                if !seen.iter().any(|s| s == id) {
                     seen.push(id.to_owned());
                 }
-            }
-            if seen.len() > MAX_TASK_IDS {
-                return Err(RpcError::invalid_params(format!(
-                    "Invalid params: a listen stream follows at most {MAX_TASK_IDS} tasks; open another for the rest"
-                )));
             }
             seen
         }
