@@ -480,3 +480,47 @@ fn task_after_turns_a_slow_call_into_a_task_and_leaves_quick_ones_inline() {
     let inline = call(400, false);
     assert_eq!(inline["result"]["content"][0]["text"], "napped 400 ms", "{inline}");
 }
+
+/// `slow_job` on an in-process HTTP server: its whole answer.
+fn call_job(port: u16, ms: u64) -> Value {
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "slow_job", "arguments": {"ms": ms}, "_meta": meta(true)}});
+    post_modern(port, &call, &[]).answer()
+}
+
+#[test]
+fn tasks_past_the_running_caps_are_refused_server_busy_and_a_task_that_ends_frees_its_slot() {
+    // Two running tasks for one caller, three in all.
+    let server =
+        mcp_tests::fixture::builder(false).stateless_http(true).task_max_running(3, 2).build().expect("the fixture");
+    let app = mcp_tests::http::InProcess::serve(server);
+    let first = call_job(app.port, 600);
+    assert_eq!(first["result"]["resultType"], "task", "{first}");
+    assert_eq!(call_job(app.port, 60_000)["result"]["resultType"], "task");
+    let refused = call_job(app.port, 60_000);
+    let result = &refused["result"];
+    assert_eq!(result["isError"], true, "{refused}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.starts_with("Error: Server busy: you have 2 tasks running, the most one caller may run at once."), "{text}");
+    assert!(text.contains("(reason server_busy · retryable"), "{text}");
+    // The first ends: its slot is free again.
+    let start = Instant::now();
+    loop {
+        let next = call_job(app.port, 60_000);
+        if next["result"]["resultType"] == "task" {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "no slot came free: {next}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(app);
+
+    // The replica's cap: one task in all.
+    let server =
+        mcp_tests::fixture::builder(false).stateless_http(true).task_max_running(1, 64).build().expect("the fixture");
+    let app = mcp_tests::http::InProcess::serve(server);
+    assert_eq!(call_job(app.port, 60_000)["result"]["resultType"], "task");
+    let refused = call_job(app.port, 60_000);
+    let text = refused["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.starts_with("Error: Server busy: 1 tasks are running here, the most this server runs at once."), "{refused}");
+}

@@ -388,6 +388,19 @@ impl Job {
             let ending = self.ending(outcome);
             self.apply(&mut record, &ending, now);
         }
+        // A slot for as long as it runs here; past the caps the call is refused, never queued.
+        let slot = if record.is_terminal() {
+            None
+        } else {
+            match self.shared.tasks.reserve(&record.owner) {
+                Ok(slot) => Some(slot),
+                Err(full) => {
+                    self.stop.cancel();
+                    drop(running);
+                    return Ok(Reply::Complete(self.busy(&full)));
+                }
+            }
+        };
         // Durable before the answer: a `tasks/get` on any replica finds it once the client
         // has the id. (Ids are 128 random bits: a taken one is only ever a broken source.)
         let mut written = Ok(false);
@@ -420,13 +433,28 @@ impl Job {
         if !record.is_terminal() {
             // The work goes on in a span of its own, linked to this call's.
             let span = span::task(self.tool.spec.name, &record.id, &Span::current());
-            tokio::spawn(Arc::clone(&self).drive(record.id, running).instrument(span));
+            tokio::spawn(Arc::clone(&self).drive(record.id, running, slot).instrument(span));
         }
         Ok(Reply::Task(created))
     }
 
+    /// The refusal of a call that would go on as a task past the caps: retryable.
+    fn busy(&self, full: &tasks::Full) -> CallToolResult {
+        let message = match full {
+            tasks::Full::Replica(n) => format!("Server busy: {n} tasks are running here, the most this server runs at once."),
+            tasks::Full::Caller(n) => format!("Server busy: you have {n} tasks running, the most one caller may run at once."),
+        };
+        let err = ToolError::new(ErrorCode::RateLimited, message)
+            .reason("server_busy")
+            .retryable(true)
+            .hint("Wait for a running task to finish (poll it with tasks/get), then call this tool again.");
+        fail(self.site(), err, self.request_id, Origin::Refusal, None)
+    }
+
     /// Drives task `id` on this replica until it ends (see the module's documentation).
-    async fn drive(self: Arc<Self>, id: String, mut running: Option<Running>) {
+    async fn drive(self: Arc<Self>, id: String, mut running: Option<Running>, slot: Option<tasks::Slot>) {
+        // Held until the task ends here.
+        let _slot = slot;
         let tasks = &self.shared.tasks;
         let registration = tasks.register(&id);
         let lease = millis(tasks.settings.lease);

@@ -306,6 +306,16 @@ impl ServerBuilder {
         self
     }
 
+    /// The most tasks this replica runs at once (default 1024), and the most one caller (a
+    /// principal, or the local one) runs here at once (default 64). A call that would go on
+    /// as a task past either is answered with the retryable `server_busy` envelope instead;
+    /// it is never queued. A task counts until it ends (waiting for input included).
+    pub fn task_max_running(mut self, total: usize, per_caller: usize) -> Self {
+        self.options.tasks.max_running = total;
+        self.options.tasks.max_running_per_caller = per_caller;
+        self
+    }
+
     /// Pages `tools/list` with this many tools per page (default: one page, no cursor).
     pub fn page_size(mut self, tools: usize) -> Self {
         self.options.page_size = Some(tools.max(1));

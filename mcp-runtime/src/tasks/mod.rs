@@ -44,16 +44,28 @@ pub(crate) struct Settings {
     pub(crate) poll: Duration,
     /// How long the replica running a task vouches for it between renewals.
     pub(crate) lease: Duration,
+    /// Tasks this replica runs at once, in all and for one caller.
+    pub(crate) max_running: usize,
+    pub(crate) max_running_per_caller: usize,
 }
 
 /// One hour: long enough for a report or an import, short enough not to keep results forever.
 pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(3600);
 pub(crate) const DEFAULT_POLL: Duration = Duration::from_secs(1);
 pub(crate) const DEFAULT_LEASE: Duration = Duration::from_secs(15);
+pub(crate) const DEFAULT_MAX_RUNNING: usize = 1024;
+pub(crate) const DEFAULT_MAX_RUNNING_PER_CALLER: usize = 64;
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { after: None, ttl: DEFAULT_TTL, poll: DEFAULT_POLL, lease: DEFAULT_LEASE }
+        Settings {
+            after: None,
+            ttl: DEFAULT_TTL,
+            poll: DEFAULT_POLL,
+            lease: DEFAULT_LEASE,
+            max_running: DEFAULT_MAX_RUNNING,
+            max_running_per_caller: DEFAULT_MAX_RUNNING_PER_CALLER,
+        }
     }
 }
 
@@ -175,6 +187,41 @@ pub(crate) fn unavailable(what: &str, error: StoreError) -> RpcError {
 /// Runners of this replica's tasks, woken when another request changed their record.
 type Running = Mutex<HashMap<Arc<str>, Arc<Notify>>>;
 
+/// The tasks this replica runs, in all and by caller (their owner binding).
+#[derive(Default)]
+struct Slots {
+    total: usize,
+    by_caller: HashMap<String, usize>,
+}
+
+/// A running task's place among [`Tasks::reserve`]'s slots, given back when dropped.
+pub(crate) struct Slot {
+    slots: Weak<Mutex<Slots>>,
+    owner: String,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let Some(slots) = self.slots.upgrade() else { return };
+        let mut slots = slots.lock().unwrap_or_else(PoisonError::into_inner);
+        slots.total = slots.total.saturating_sub(1);
+        if let Some(n) = slots.by_caller.get_mut(&self.owner) {
+            *n -= 1;
+            if *n == 0 {
+                slots.by_caller.remove(&self.owner);
+            }
+        }
+    }
+}
+
+/// Why [`Tasks::reserve`] gave no slot.
+pub(crate) enum Full {
+    /// This replica runs `max_running` tasks.
+    Replica(usize),
+    /// This caller has `max_running_per_caller` tasks running here.
+    Caller(usize),
+}
+
 /// The tasks of one server.
 pub(crate) struct Tasks {
     pub(crate) book: Book,
@@ -183,6 +230,7 @@ pub(crate) struct Tasks {
     /// This replica, in records and logs.
     pub(crate) replica: String,
     running: Arc<Running>,
+    slots: Arc<Mutex<Slots>>,
     /// Started with the first runner: wakes runners on their task's events.
     pump: std::sync::Once,
 }
@@ -195,8 +243,25 @@ impl Tasks {
             notices,
             replica: new_id()[..12].to_owned(),
             running: Arc::default(),
+            slots: Arc::default(),
             pump: std::sync::Once::new(),
         }
+    }
+
+    /// A slot for one more running task of `owner` (a principal's binding) on this replica,
+    /// unless the replica or the caller is at its cap.
+    pub(crate) fn reserve(&self, owner: &str) -> Result<Slot, Full> {
+        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        if slots.total >= self.settings.max_running {
+            return Err(Full::Replica(self.settings.max_running));
+        }
+        let mine = slots.by_caller.get(owner).copied().unwrap_or(0);
+        if mine >= self.settings.max_running_per_caller {
+            return Err(Full::Caller(self.settings.max_running_per_caller));
+        }
+        slots.total += 1;
+        *slots.by_caller.entry(owner.to_owned()).or_default() += 1;
+        Ok(Slot { slots: Arc::downgrade(&self.slots), owner: owner.to_owned() })
     }
 
     /// Tells every replica's listeners and runners that the task changed.

@@ -13,8 +13,6 @@ use crate::protocol::router::{self, Feature, Listening};
 use crate::rpc::era::Client;
 use crate::rpc::jsonrpc::{self, RpcError};
 
-/// The most tasks one listen stream follows.
-
 impl Session {
     /// A `tools/call` or `subscriptions/listen`: registered under its id (a second request
     /// with an id in use is refused), then run, parked or refused as `admit` says.
