@@ -179,7 +179,7 @@ where
 }
 
 /// Testing a server in-process: [`TestClient`](testing::TestClient) drives a [`Server`]
-/// through the real pipeline in either [`Era`](testing::Era).
+/// through the real pipeline in either [`Era`].
 pub mod testing {
     pub use crate::transport::test_client::{Era, TestClient};
 }

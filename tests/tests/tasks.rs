@@ -501,7 +501,10 @@ fn tasks_past_the_running_caps_are_refused_server_busy_and_a_task_that_ends_free
     let result = &refused["result"];
     assert_eq!(result["isError"], true, "{refused}");
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
-    assert!(text.starts_with("Error: Server busy: you have 2 tasks running, the most one caller may run at once."), "{text}");
+    assert!(
+        text.starts_with("Error: Server busy: you have 2 tasks running, the most one caller may run at once."),
+        "{text}"
+    );
     assert!(text.contains("(reason server_busy · retryable"), "{text}");
     // The first ends: its slot is free again.
     let start = Instant::now();
@@ -522,5 +525,8 @@ fn tasks_past_the_running_caps_are_refused_server_busy_and_a_task_that_ends_free
     assert_eq!(call_job(app.port, 60_000)["result"]["resultType"], "task");
     let refused = call_job(app.port, 60_000);
     let text = refused["result"]["content"][0]["text"].as_str().unwrap_or_default();
-    assert!(text.starts_with("Error: Server busy: 1 tasks are running here, the most this server runs at once."), "{refused}");
+    assert!(
+        text.starts_with("Error: Server busy: 1 tasks are running here, the most this server runs at once."),
+        "{refused}"
+    );
 }

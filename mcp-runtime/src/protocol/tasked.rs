@@ -441,8 +441,12 @@ impl Job {
     /// The refusal of a call that would go on as a task past the caps: retryable.
     fn busy(&self, full: &tasks::Full) -> CallToolResult {
         let message = match full {
-            tasks::Full::Replica(n) => format!("Server busy: {n} tasks are running here, the most this server runs at once."),
-            tasks::Full::Caller(n) => format!("Server busy: you have {n} tasks running, the most one caller may run at once."),
+            tasks::Full::Replica(n) => {
+                format!("Server busy: {n} tasks are running here, the most this server runs at once.")
+            }
+            tasks::Full::Caller(n) => {
+                format!("Server busy: you have {n} tasks running, the most one caller may run at once.")
+            }
         };
         let err = ToolError::new(ErrorCode::RateLimited, message)
             .reason("server_busy")
