@@ -40,17 +40,31 @@ print(f"rust-version {msrv}: all {len(packages)} packages of the lock file (ever
 echo "-- cargo publish --dry-run (package and verify, in dependency order)"
 PUBLISH_ARGS=()
 for crate in "${CRATES[@]}"; do PUBLISH_ARGS+=(-p "$crate"); done
+# The dry run verifies each crate against the others' tarballs through a temporary registry,
+# whose sources cargo extracts once per name and version under CARGO_HOME and never again: an
+# earlier run's extraction of the same version (from before this tree's changes) would be
+# compiled instead of this tree's. None of these versions is on crates.io, so what is there
+# is only ever a stale copy of ours: remove it. What was compiled from such a copy would be
+# taken as unchanged too (a registry crate of one version never changes), so the dry run
+# builds in a target directory of its own, emptied first.
+VERIFY="$ROOT/target/package-verify"
+rm -rf "$VERIFY"
+VERSION="$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)"
+for crate in "${CRATES[@]}"; do
+  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"$crate-$VERSION" \
+    "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/"$crate-$VERSION.crate"
+done
 # --allow-dirty: test.sh runs in a clean clone on CI, but also on a developer's edited tree.
-cargo publish --dry-run --locked --allow-dirty "${PUBLISH_ARGS[@]}"
+CARGO_TARGET_DIR="$VERIFY" cargo publish --dry-run --locked --allow-dirty "${PUBLISH_ARGS[@]}"
 
 echo "-- what each package carries"
 rm -rf "$OUT"
 mkdir -p "$OUT/unpacked"
 VERSION="$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)"
 for crate in "${CRATES[@]}"; do
-  file="$ROOT/target/package/$crate-$VERSION.crate"
-  [ -f "$file" ] || file="$ROOT/target/package/tmp-crate/$crate-$VERSION.crate"
-  [ -f "$file" ] || { echo "no $crate-$VERSION.crate under target/package after the dry run" >&2; exit 1; }
+  file="$VERIFY/package/$crate-$VERSION.crate"
+  [ -f "$file" ] || file="$VERIFY/package/tmp-crate/$crate-$VERSION.crate"
+  [ -f "$file" ] || { echo "no $crate-$VERSION.crate under $VERIFY/package after the dry run" >&2; exit 1; }
   listing="$(tar tzf "$file")"
   for member in LICENSE-MIT LICENSE-APACHE README.md; do
     grep -qx "$crate-$VERSION/$member" <<<"$listing" || { echo "$file does not carry $member" >&2; exit 1; }
