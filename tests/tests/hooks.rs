@@ -101,3 +101,29 @@ fn two_principals_are_limited_separately() {
     assert!(bob.iter().all(|r| error_of(r).is_none()), "{bob:#?}");
     assert!(error_of(&echo_as(port, "bob", 200)).is_some(), "until he too has made five calls");
 }
+
+#[test]
+fn new_sessions_from_one_address_share_its_bucket() {
+    use mcp_tests::http::request;
+    let c = Client::spawn_http(FIXTURE, &[("FIXTURE_RATE_LIMIT", "5/min")], &[]);
+    let port = c.http_port().expect("a port");
+    let json_headers = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    let mut passed = 0;
+    for n in 0..12 {
+        // A new 2025 session for every call: before, each had a bucket of its own.
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "minter", "version": "1"}}});
+        let opened = request(port, "POST", "/mcp", &json_headers, init.to_string().as_bytes()).expect("answered");
+        let session = opened.header("mcp-session-id").expect("a session id").to_owned();
+        let mut headers = json_headers.to_vec();
+        headers.extend([("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")]);
+        let call = json!({"jsonrpc": "2.0", "id": n + 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
+        let answer = mcp_tests::http::post_legacy(port, &call, &headers[2..]).answer();
+        if error_of(&answer["result"]).is_none() {
+            passed += 1;
+        } else {
+            assert_eq!(error_of(&answer["result"]).expect("refused")["data"]["reason"], "rate_limited", "{answer}");
+        }
+    }
+    assert_eq!(passed, 5, "one address, one budget of 5 calls per minute, however many sessions it opens");
+}

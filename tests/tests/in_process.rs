@@ -320,3 +320,110 @@ async fn a_shared_contract_and_the_tools_own_reasons_are_raised_and_listed() {
     let reasons: Vec<&str> = listed.as_array().expect("listed").iter().filter_map(|f| f["reason"].as_str()).collect();
     assert_eq!(reasons, ["too_large", "no_such_item"], "{listed}");
 }
+
+// ---- the test client (issue 46 rows 14 to 16) ------------------------------------------
+
+/// Yes or no.
+#[derive(Deserialize, JsonSchema)]
+struct GoAhead {
+    /// Go ahead?
+    yes: bool,
+}
+
+/// Asks before it answers.
+#[tool]
+fn ask_first(ctx: &Ctx) -> Result<String, ToolError> {
+    match ctx.inputs().form::<GoAhead>("go") {
+        Elicited::Accepted(GoAhead { yes }) => Ok(format!("yes={yes}")),
+        Elicited::Missing => Err(ctx.ask(Ask::new().elicit("go", Elicitation::form_for::<GoAhead>("Go ahead?")))),
+        _ => Err(ToolError::forbidden("declined")),
+    }
+}
+
+/// Reports progress `n` times, then says so.
+#[tool]
+fn chatty(ctx: &Ctx, n: u32) -> String {
+    for i in 0..n {
+        ctx.progress(f64::from(i) + 1.0, Some(f64::from(n)), None);
+    }
+    format!("{n} reports")
+}
+
+fn client_server() -> RuntimeServer {
+    RuntimeServer::builder("tc", "1").tool(ask_first).tool(chatty).build().expect("builds")
+}
+
+#[tokio::test]
+async fn answering_and_capabilities_compose_in_either_order() {
+    use mcp_runtime::testing::{Era, TestClient};
+    let server = client_server();
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let yes = |_: &str, _: &Value| json!({"action": "accept", "content": {"yes": true}});
+    for era in [Era::Legacy, Era::Modern] {
+        let first = TestClient::new(&server, era).capabilities(tasks.clone()).answering(yes);
+        let second = TestClient::new(&server, era).answering(yes).capabilities(tasks.clone());
+        for mut client in [first, second] {
+            let out = client.call("ask_first", json!({})).await;
+            assert_eq!(out["content"][0]["text"], "yes=true", "{era:?}: {out}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_test_client_keeps_every_notification_or_says_it_could_not() {
+    use mcp_runtime::testing::{Era, TestClient};
+    let server = client_server();
+    let mut client = TestClient::new(&server, Era::Legacy);
+    let out = client.call("chatty", json!({"n": 20_000})).await;
+    assert_eq!(out["content"][0]["text"], "20000 reports");
+    assert_eq!(client.notifications().len(), 20_000);
+
+    // With a budget too small, the test fails loudly instead of seeing fewer.
+    let server = client_server();
+    let failed = tokio::spawn(async move {
+        let mut client = TestClient::new(&server, Era::Legacy).notification_budget(4096);
+        client.call("chatty", json!({"n": 20_000})).await
+    })
+    .await
+    .expect_err("the client panics");
+    let message = failed.into_panic();
+    let message = message.downcast_ref::<String>().map(String::as_str).unwrap_or_default();
+    assert!(
+        message.contains("notifications to this TestClient") && message.contains(".notification_budget("),
+        "{message}"
+    );
+}
+
+/// A tool added while a client listens.
+#[tool]
+fn late() -> String {
+    "late".into()
+}
+
+#[tokio::test]
+async fn the_test_client_opens_and_reads_a_listen_stream() {
+    use mcp_runtime::testing::{Era, TestClient};
+    let server = client_server();
+    let mut client = TestClient::new(&server, Era::Modern);
+    let (id, honoured) =
+        client.listen(json!({"toolsListChanged": true, "promptsListChanged": true})).await.expect("acknowledged");
+    assert_eq!(honoured, json!({"toolsListChanged": true}), "a server without prompts honours tools only");
+    server.add_tool(late).expect("added");
+    let start = std::time::Instant::now();
+    let heard = loop {
+        let heard = client.notifications();
+        if !heard.is_empty() || start.elapsed() > std::time::Duration::from_secs(10) {
+            break heard;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    };
+    assert_eq!(
+        heard,
+        [json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": id}}})]
+    );
+    client.stop_listening(id);
+    // A refused listen is its error.
+    let refused = client.listen(json!({"toolsListChanged": "yes"})).await.expect_err("refused");
+    assert_eq!(refused["code"], -32602, "{refused}");
+}

@@ -530,3 +530,24 @@ fn tasks_past_the_running_caps_are_refused_server_busy_and_a_task_that_ends_free
         "{refused}"
     );
 }
+
+#[test]
+fn a_listen_whose_store_read_fails_is_a_retryable_error_not_an_empty_acknowledgement() {
+    let mut redis = Redis::start();
+    let server = mcp_tests::fixture::builder(false)
+        .state_store_url(&redis.url())
+        .stateless_http(true)
+        .build()
+        .expect("the fixture server");
+    let app = mcp_tests::http::InProcess::serve(server);
+    let created = call_job(app.port, 60_000);
+    let id = created["result"]["taskId"].as_str().expect("a task").to_owned();
+    redis.stop();
+    let listen = json!({"jsonrpc": "2.0", "id": "watch", "method": "subscriptions/listen", "params": {
+        "notifications": {"taskIds": [id]}, "_meta": meta(true)}});
+    // The first message is the answer: no acknowledgement that calls the task absent.
+    let answer = post_modern(app.port, &listen, &[]).into_messages().next("the listen's answer");
+    assert_eq!(answer["error"]["code"], json!(-32603), "{answer}");
+    assert_eq!(answer["error"]["data"]["reason"], "state_store_unavailable", "{answer}");
+    assert_eq!(answer["error"]["data"]["retryable"], true, "{answer}");
+}

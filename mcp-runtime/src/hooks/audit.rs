@@ -178,7 +178,6 @@ impl fmt::Display for CallerKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CallerKey::Principal(binding) => write!(f, "principal {binding}"),
-            CallerKey::Session(id) => write!(f, "session {id}"),
             CallerKey::Address(ip) => write!(f, "address {ip}"),
             CallerKey::Connection(n) => write!(f, "connection {n}"),
             CallerKey::Unknown => f.write_str("unknown"),

@@ -23,7 +23,6 @@ pub(crate) mod rate_limit;
 use std::any::Any;
 use std::net::IpAddr;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_core::{CallToolResult, ToolError};
@@ -172,13 +171,11 @@ impl<'a> HookRequest<'a> {
     }
 
     /// Who the caller is, for per-caller limits: the principal when there is one, else the
-    /// 2025 HTTP session, else the client's address (HTTP), else the connection (stdio).
+    /// client's address (HTTP), else the connection (stdio). Never an HTTP session: a client
+    /// mints as many of those as it likes.
     pub fn caller(&self) -> CallerKey {
         if let Some(principal) = self.channel.authenticated() {
             return CallerKey::Principal(principal.binding());
-        }
-        if let Some(session) = self.channel.session() {
-            return CallerKey::Session(Arc::from(session));
         }
         if let Some(address) = self.channel.peer() {
             return CallerKey::Address(address);
@@ -196,8 +193,6 @@ impl<'a> HookRequest<'a> {
 pub enum CallerKey {
     /// An authenticated caller: its client id, subject and tenant.
     Principal(String),
-    /// An unauthenticated 2025 HTTP session.
-    Session(Arc<str>),
     /// An unauthenticated HTTP caller without a session, by address.
     Address(IpAddr),
     /// A stdio connection (one per server process, unless you serve several streams).

@@ -11,8 +11,9 @@ use mcp_core::{ErrorCode, ToolError};
 use crate::hooks::{CallerKey, Hook, HookRequest};
 
 /// A hook that limits how often each caller may call: tools, resources and prompts, all
-/// counted in one bucket per caller ([`HookRequest::caller`]: the principal, else the 2025
-/// HTTP session, else the client's address, else the stdio connection).
+/// counted in one bucket per caller ([`HookRequest::caller`]: the principal, else the
+/// client's address, else the stdio connection). Callers not seen for two refill windows are
+/// forgotten (their bucket would be full), with no scan.
 ///
 /// The bucket holds `burst` tokens (by default as many as the rate allows per period) and
 /// refills continuously at the rate; a call takes one. A caller with an empty bucket gets
@@ -40,7 +41,7 @@ pub struct RateLimit {
     burst: f64,
     /// How the limit reads in the refusal's message (`5 calls per second`).
     shown: String,
-    buckets: Mutex<HashMap<CallerKey, Bucket>>,
+    buckets: Mutex<Buckets>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -50,7 +51,17 @@ struct Bucket {
 }
 
 /// Callers tracked before full buckets are forgotten (a full bucket is the same as none).
-const PRUNE_AT: usize = 4096;
+/// The buckets of the callers seen in the current window and the one before. A bucket idle
+/// for a whole window has refilled (a window is the time to refill from empty), so one not
+/// seen for two windows is dropped with its generation, in one swap: no scan, and at most the
+/// callers of two windows are kept.
+#[derive(Debug, Default)]
+struct Buckets {
+    current: HashMap<CallerKey, Bucket>,
+    previous: HashMap<CallerKey, Bucket>,
+    /// When `current` began; `None` before the first call.
+    since: Option<Instant>,
+}
 
 impl RateLimit {
     /// At most `calls` per `period` for each caller, in bursts of up to `calls`. `calls` of 0
@@ -90,20 +101,33 @@ impl RateLimit {
     /// Takes a token of `caller`'s bucket at `now`: `Err(wait)` when there is none, with how
     /// long until there is.
     fn take(&self, caller: CallerKey, now: Instant) -> Result<(), Duration> {
-        let mut buckets = self.buckets.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if buckets.len() >= PRUNE_AT && !buckets.contains_key(&caller) {
-            let (rate, burst) = (self.rate, self.burst);
-            buckets.retain(|_, b| b.tokens + now.saturating_duration_since(b.at).as_secs_f64() * rate < burst);
+        let window = Duration::from_secs_f64(self.burst / self.rate);
+        let mut guard = self.buckets.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let buckets = &mut *guard;
+        let mut expired = None;
+        match buckets.since {
+            Some(since) if now.saturating_duration_since(since) < window => {}
+            _ => {
+                // A new generation: the one before the last goes (dropped after the lock).
+                expired = Some(std::mem::replace(&mut buckets.previous, std::mem::take(&mut buckets.current)));
+                buckets.since = Some(now);
+            }
         }
-        let bucket = buckets.entry(caller).or_insert(Bucket { tokens: self.burst, at: now });
+        let moved = if buckets.current.contains_key(&caller) { None } else { buckets.previous.remove(&caller) };
+        let bucket =
+            buckets.current.entry(caller).or_insert_with(|| moved.unwrap_or(Bucket { tokens: self.burst, at: now }));
         let refilled = bucket.tokens + now.saturating_duration_since(bucket.at).as_secs_f64() * self.rate;
         bucket.tokens = refilled.min(self.burst);
         bucket.at = now;
-        if bucket.tokens >= 1.0 {
+        let taken = if bucket.tokens >= 1.0 {
             bucket.tokens -= 1.0;
-            return Ok(());
-        }
-        Err(Duration::from_secs_f64((1.0 - bucket.tokens) / self.rate))
+            Ok(())
+        } else {
+            Err(Duration::from_secs_f64((1.0 - bucket.tokens) / self.rate))
+        };
+        drop(guard);
+        drop(expired);
+        taken
     }
 }
 
@@ -160,6 +184,31 @@ mod tests {
         // After the wait, one more call.
         assert!(limit.take(key(), t0 + Duration::from_millis(200)).is_ok());
         assert!(limit.take(key(), t0 + Duration::from_millis(200)).is_err());
+    }
+
+    #[test]
+    fn idle_callers_leave_with_their_generation_and_come_back_full() {
+        let limit = RateLimit::per_second(5);
+        let t0 = Instant::now();
+        for n in 0..10_000 {
+            assert!(limit.take(CallerKey::Connection(n), t0).is_ok());
+        }
+        assert!(limit.take(CallerKey::Connection(0), t0).is_ok(), "caller 0 has 3 tokens left");
+        // Two windows (1 s each) later, the 10,000 are gone without a scan; caller 0 was seen
+        // in between, so its bucket moved on with it and stays as it was, refilled.
+        let t1 = t0 + Duration::from_millis(1500);
+        assert!(limit.take(CallerKey::Connection(0), t1).is_ok());
+        let t2 = t1 + Duration::from_secs(1);
+        assert!(limit.take(CallerKey::Connection(10_001), t2).is_ok());
+        let buckets = limit.buckets.lock().unwrap();
+        assert_eq!(buckets.current.len() + buckets.previous.len(), 2, "only the callers of the last two windows");
+        drop(buckets);
+        // A bucket idle for a window is full: five calls at once, the sixth refused.
+        let t3 = t2 + Duration::from_secs(5);
+        for _ in 0..5 {
+            assert!(limit.take(CallerKey::Connection(0), t3).is_ok());
+        }
+        assert!(limit.take(CallerKey::Connection(0), t3).is_err());
     }
 
     #[test]

@@ -45,6 +45,9 @@ pub(crate) struct Outbox {
     /// identical to one waiting is not queued again (list changes and resource updates say
     /// the same thing twice), and at most this many wait.
     coalesce: Option<usize>,
+    /// Bytes of waiting lines above which notifications are dropped, when not
+    /// [`NOTIFICATION_BUDGET`] (a test client's setting).
+    budget: Option<usize>,
 }
 
 #[derive(Default)]
@@ -53,6 +56,8 @@ struct Inner {
     bytes: usize,
     /// Notifications dropped since the last report.
     dropped: u64,
+    /// Notifications dropped in all.
+    dropped_total: u64,
     /// When the answer (or the end of an unanswered call) was queued: nothing follows it,
     /// whether or not anyone reads it.
     finished: Option<Instant>,
@@ -111,6 +116,16 @@ impl Outbox {
         self.ready.notify_one();
     }
 
+    /// An outbox that drops notifications only past `budget` bytes waiting.
+    pub(crate) fn with_budget(budget: usize) -> Self {
+        Outbox { budget: Some(budget), ..Outbox::default() }
+    }
+
+    /// How many notifications were dropped in all.
+    pub(crate) fn dropped_total(&self) -> u64 {
+        self.lock().dropped_total
+    }
+
     /// When the call this outbox carries was answered or ended unanswered, if it was.
     #[cfg(feature = "http")]
     pub(crate) fn finished(&self) -> Option<Instant> {
@@ -126,14 +141,16 @@ impl Outbox {
             }
             if inner.lines.len() >= max {
                 inner.dropped += 1;
+                inner.dropped_total += 1;
                 if inner.dropped == 1 {
                     tracing::warn!(target: "mcp_runtime::transport", waiting = inner.lines.len(), "a session's standalone stream is not open: dropping notifications until it is");
                 }
                 return false;
             }
         }
-        if inner.bytes + bytes.len() > NOTIFICATION_BUDGET {
+        if inner.bytes + bytes.len() > self.budget.unwrap_or(NOTIFICATION_BUDGET) {
             inner.dropped += 1;
+            inner.dropped_total += 1;
             if inner.dropped == 1 {
                 tracing::warn!(
                     target: "mcp_runtime::transport",

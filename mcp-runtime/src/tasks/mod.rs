@@ -343,12 +343,17 @@ impl Tasks {
         })
     }
 
+    /// Task `id` of `principal`: `None` when this caller has no such task.
+    pub(crate) async fn find(&self, id: &str, principal: Option<&Principal>) -> Result<Option<Record>, StoreError> {
+        let owner = crate::auth::principal::binding(principal);
+        Ok(self.book.read(id).await?.filter(|r| r.owner == owner))
+    }
+
     /// The `DetailedTask` of task `id` for `principal`, for a listen stream; `None` when
     /// this caller has no such task (or the store did not answer).
     pub(crate) async fn detailed(&self, id: &str, principal: Option<&Principal>) -> Option<Record> {
-        let owner = crate::auth::principal::binding(principal);
-        match self.book.read(id).await {
-            Ok(record) => record.filter(|r| r.owner == owner),
+        match self.find(id, principal).await {
+            Ok(record) => record,
             Err(e) => {
                 tracing::warn!(target: "mcp_runtime::tasks", task = id, error = %e, "cannot read a task for a listen stream");
                 None

@@ -65,6 +65,7 @@ pub struct TestClient {
     session: Arc<Session>,
     written: Arc<Outbox>,
     era: Era,
+    /// What `.capabilities(..)` declared; `.answering(..)` adds what its answers need.
     capabilities: Value,
     answerer: Option<Answerer>,
     initialized: bool,
@@ -81,6 +82,9 @@ fn version(era: Era) -> &'static str {
     }
 }
 
+/// Bytes of notifications that may wait for a test client before the server drops them.
+const DEFAULT_BUDGET: usize = 64 * 1024 * 1024;
+
 /// Rounds of `input_required` a modern request may take before the client gives up.
 const MAX_ROUNDS: usize = 16;
 
@@ -88,7 +92,10 @@ impl TestClient {
     /// A client of `server` in `era`: a fresh session, not yet initialized (a legacy client
     /// sends `initialize` before its first request), declaring no capabilities.
     pub fn new(server: &Server, era: Era) -> Self {
-        let written = Arc::new(Outbox::default());
+        TestClient::with_outbox(server, era, Arc::new(Outbox::with_budget(DEFAULT_BUDGET)))
+    }
+
+    fn with_outbox(server: &Server, era: Era, written: Arc<Outbox>) -> Self {
         let channel = Channel::new(Some(Arc::clone(&written)), None);
         let session = Session::new(Arc::clone(&server.shared), Arc::new(State::new()), channel, None);
         TestClient {
@@ -108,12 +115,26 @@ impl TestClient {
     /// capabilities to be asked (`elicitation` (form), `sampling`, `roots`). Without it the
     /// client declares none, so a tool that asks fails as it does for such a client.
     #[must_use]
+    ///
+    /// It composes with [`capabilities`](Self::capabilities), in either order: the client
+    /// declares those, plus each of the three that they leave out.
     pub fn answering(mut self, answer: impl FnMut(&str, &Value) -> Value + Send + 'static) -> Self {
         self.answerer = Some(Box::new(answer));
-        if self.capabilities.as_object().is_some_and(serde_json::Map::is_empty) {
-            self.capabilities = json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}});
-        }
         self
+    }
+
+    /// The capabilities the client declares: `.capabilities(..)`'s, and with
+    /// `.answering(..)` those its answers need that they leave out.
+    fn declared(&self) -> Value {
+        let mut declared = self.capabilities.clone();
+        if self.answerer.is_some()
+            && let Value::Object(map) = &mut declared
+        {
+            for (name, value) in [("elicitation", json!({"form": {}})), ("sampling", json!({})), ("roots", json!({}))] {
+                map.entry(name).or_insert(value);
+            }
+        }
+        declared
     }
 
     /// Makes the client's requests come from `principal`, as if an authorization layer had
@@ -152,11 +173,40 @@ impl TestClient {
         self
     }
 
-    /// Declares these client capabilities instead (an object, as `initialize` sends it).
+    /// Declares these client capabilities (an object, as `initialize` sends it), such as
+    /// `{"extensions": {"io.modelcontextprotocol/tasks": {}}}`; with
+    /// [`answering`](Self::answering), also those its answers need.
     #[must_use]
     pub fn capabilities(mut self, capabilities: Value) -> Self {
         self.capabilities = capabilities;
         self
+    }
+
+    /// How many bytes of notifications may wait for this client before the server drops
+    /// them (default 64 MiB; a real client gets 1 MiB). A test whose server dropped any
+    /// panics in [`notifications`](Self::notifications) and at the end of the request, naming
+    /// this setting: a test that silently misses notifications tells nothing.
+    #[must_use]
+    pub fn notification_budget(mut self, bytes: usize) -> Self {
+        let principal = self.session.channel.authenticated().cloned();
+        let written = Arc::new(Outbox::with_budget(bytes));
+        let mut channel = Channel::new(Some(Arc::clone(&written)), None);
+        if let Some(principal) = principal {
+            channel.set_principal(principal);
+        }
+        self.session =
+            Arc::new(Session::new(Arc::clone(&self.session.shared), Arc::clone(&self.session.state), channel, None));
+        self.written = written;
+        self
+    }
+
+    /// Panics when the server dropped notifications for this client.
+    fn check_dropped(&self) {
+        let dropped = self.written.dropped_total();
+        assert!(
+            dropped == 0,
+            "the server dropped {dropped} notifications to this TestClient, which did not take them fast enough: raise `.notification_budget(..)`"
+        );
     }
 
     /// How long a request may take before the client panics (default 30 s): a test that
@@ -175,6 +225,12 @@ impl TestClient {
     /// The notifications the server sent since the last time, in order (whole JSON-RPC
     /// messages: `{"jsonrpc", "method", "params"}`).
     pub fn notifications(&mut self) -> Vec<Value> {
+        for message in self.take() {
+            if message.get("method").is_some() && message.get("id").is_none() {
+                self.notifications.push(message);
+            }
+        }
+        self.check_dropped();
         std::mem::take(&mut self.notifications)
     }
 
@@ -236,7 +292,7 @@ impl TestClient {
     async fn initialize(&mut self) -> Result<Value, Value> {
         let params = json!({
             "protocolVersion": version(Era::Legacy),
-            "capabilities": self.capabilities,
+            "capabilities": self.declared(),
             "clientInfo": {"name": "mcp-runtime-test-client", "version": env!("CARGO_PKG_VERSION")},
         });
         let result = self.roundtrip("initialize", params).await?;
@@ -254,7 +310,7 @@ impl TestClient {
         let meta = params.entry("_meta").or_insert_with(|| json!({}));
         if let Some(meta) = meta.as_object_mut() {
             meta.insert("io.modelcontextprotocol/protocolVersion".into(), version(Era::Modern).into());
-            meta.insert("io.modelcontextprotocol/clientCapabilities".into(), self.capabilities.clone());
+            meta.insert("io.modelcontextprotocol/clientCapabilities".into(), self.declared());
         }
         for _ in 0..MAX_ROUNDS {
             let result = self.roundtrip(method, Value::Object(params.clone())).await?;
@@ -284,18 +340,25 @@ impl TestClient {
     /// keeping its notifications meanwhile.
     async fn roundtrip(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         self.next_id += 1;
-        let id = self.next_id;
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.deliver(&request);
+        let id = json!(self.next_id);
+        self.deliver(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let answer = self.wait_for(method, |m| is_answer(m, &id)).await;
+        match answer.get("error") {
+            Some(error) => Err(error.clone()),
+            None => Ok(answer.get("result").cloned().unwrap_or(Value::Null)),
+        }
+    }
+
+    /// Waits for the first message `done` picks, answering the server's requests and keeping
+    /// its notifications meanwhile; panics past the timeout.
+    async fn wait_for(&mut self, what: &str, mut done: impl FnMut(&Value) -> bool) -> Value {
         let deadline = tokio::time::Instant::now() + self.timeout;
         loop {
+            let mut found = None;
             for message in self.take() {
-                let is_ours = message.get("id") == Some(&json!(id)) && message.get("method").is_none();
-                if is_ours {
-                    return match message.get("error") {
-                        Some(error) => Err(error.clone()),
-                        None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
-                    };
+                if found.is_none() && done(&message) {
+                    found = Some(message);
+                    continue;
                 }
                 match (message.get("method").and_then(Value::as_str), message.get("id")) {
                     (Some(asked), Some(asked_id)) => {
@@ -313,10 +376,48 @@ impl TestClient {
                     _ => {}
                 }
             }
+            if let Some(found) = found {
+                self.check_dropped();
+                return found;
+            }
             // A line queued since the last look leaves a permit: this returns at once.
             let waited = tokio::time::timeout_at(deadline, self.written.ready()).await;
-            assert!(waited.is_ok(), "no answer to `{method}` (id {id}) within {:?}", self.timeout);
+            assert!(waited.is_ok(), "no answer to `{what}` within {:?}", self.timeout);
         }
+    }
+
+    /// Opens a `subscriptions/listen` stream (2026-07-28) with this `notifications` filter,
+    /// e.g. `{"toolsListChanged": true, "taskIds": [id]}`: its id and the filter the server
+    /// acknowledged (what it honours), or the JSON-RPC error that refused it. The stream
+    /// stays open: what it sends arrives in [`notifications`](Self::notifications), tagged
+    /// with `_meta["io.modelcontextprotocol/subscriptionId"]` = its id, until
+    /// [`stop_listening`](Self::stop_listening).
+    pub async fn listen(&mut self, notifications: Value) -> Result<(u64, Value), Value> {
+        if self.era == Era::Legacy && !self.initialized {
+            self.initialize().await?;
+        }
+        self.next_id += 1;
+        let id = json!(self.next_id);
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": version(Era::Modern),
+            "io.modelcontextprotocol/clientCapabilities": self.declared(),
+        });
+        let params = json!({"notifications": notifications, "_meta": meta});
+        self.deliver(&json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params}));
+        let acknowledged = |m: &Value| {
+            m["method"] == "notifications/subscriptions/acknowledged"
+                && m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == id
+        };
+        let first = self.wait_for("subscriptions/listen", |m| is_answer(m, &id) || acknowledged(m)).await;
+        match first.get("error") {
+            Some(error) => Err(error.clone()),
+            None => Ok((self.next_id, first["params"]["notifications"].clone())),
+        }
+    }
+
+    /// Ends the listen stream `id` (`notifications/cancelled`): it sends nothing more.
+    pub fn stop_listening(&mut self, id: u64) {
+        self.deliver(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}}));
     }
 
     /// Hands one message to the session; a call runs in a task of its own, so that the
@@ -339,4 +440,9 @@ impl TestClient {
         });
         out
     }
+}
+
+/// Whether `message` is the answer to request `id`.
+fn is_answer(message: &Value, id: &Value) -> bool {
+    message.get("id") == Some(id) && message.get("method").is_none()
 }

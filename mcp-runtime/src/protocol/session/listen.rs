@@ -49,10 +49,19 @@ impl Session {
         // What another replica does after the acknowledgement must reach this stream.
         bus.ready().await;
         // The tasks followed: those of this caller that exist, each with the revision last sent.
+        // A task the store cannot say is there is not called absent: the listen fails, retryably.
         let mut followed: Vec<(String, Option<u64>)> = Vec::with_capacity(task_ids.len());
         for task in &task_ids {
-            if self.shared.tasks.detailed(task, self.channel.principal()).await.is_some() {
-                followed.push((task.clone(), None));
+            match self.shared.tasks.find(task, self.channel.principal()).await {
+                Ok(Some(_)) => followed.push((task.clone(), None)),
+                Ok(None) => {}
+                Err(e) => {
+                    let e = crate::tasks::unavailable("subscriptions/listen", e);
+                    self.in_flight_map().remove(id.get());
+                    self.end(watch, None, Answer::Error(&e));
+                    self.send(jsonrpc::error(Some(&id), &e));
+                    return;
+                }
             }
         }
         let mut honoured = serde_json::Map::new();
