@@ -103,8 +103,8 @@ grep -q 'fn main' "$SCRATCH/src/main.rs" || { echo "README.md's first rust block
 # The workspace's lock, so the scratch crate builds the versions CI already checked (cargo drops
 # what it does not need); its build shares the verify step's target directory and dependencies.
 cp Cargo.lock "$SCRATCH/Cargo.lock"
-CARGO_TARGET_DIR="$ROOT/target/package" cargo build -q --manifest-path "$SCRATCH/Cargo.toml"
-BIN="$ROOT/target/package/debug/scratch-user"
+CARGO_TARGET_DIR="$VERIFY" cargo build -q --manifest-path "$SCRATCH/Cargo.toml"
+BIN="$VERIFY/debug/scratch-user"
 REPLY="$(printf '%s\n' \
   '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"package-check","version":"0"}}}' \
   '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
@@ -132,6 +132,6 @@ sed -e 's/^name = "scratch-user"/name = "scratch-docs"/' \
 echo 'fn main() {}' >"$DOCS/src/main.rs"
 cp Cargo.lock "$DOCS/Cargo.lock"
 grep -q "features = \[" "$DOCS/Cargo.toml" || { echo "could not turn the features on in $DOCS/Cargo.toml" >&2; exit 1; }
-CARGO_TARGET_DIR="$ROOT/target/package" RUSTDOCFLAGS=-Dwarnings cargo doc -q --no-deps --manifest-path "$DOCS/Cargo.toml" -p mcp-runtime
+CARGO_TARGET_DIR="$VERIFY" RUSTDOCFLAGS=-Dwarnings cargo doc -q --no-deps --manifest-path "$DOCS/Cargo.toml" -p mcp-runtime
 echo "mcp-runtime documented with features: $FEATURES"
 echo "package check: passed"
