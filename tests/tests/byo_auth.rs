@@ -198,9 +198,10 @@ fn a_principal_from_the_authors_middleware_reaches_the_tools() {
     let server = builder().stateless_http(true).local_principal(Principal::default()).build().expect("builds");
     let app = InProcess::router(with_middleware(&server));
     let (_, _, body) = post_call(app.port, &[], "write_note", &json!({"name": "n"}));
-    let refused = envelope(&body);
-    assert!(refused.starts_with("Error: Insufficient scope: write_note requires `notes:write`."), "{refused}");
-    assert!(refused.contains("the server's local principal lacks the scope `notes:write`"), "{refused}");
+    assert_eq!(
+        envelope(&body),
+        "Error: Insufficient scope: write_note requires `notes:write`.\n\nRecovery: This request carries no access token (no authorization is configured for its transport), and the server's local principal lacks the scope `notes:write`; call it over an authorized connection whose token grants it, or ask the server's operator to grant it to local callers (`ServerBuilder::local_principal`).\n\n(reason insufficient_scope · not retryable · request <id>)"
+    );
     let (_, _, body) =
         post_call(app.port, &[("X-User", "carol"), ("X-Scopes", "notes:write")], "write_note", &json!({"name": "n"}));
     assert_eq!(text(&body), "wrote n");

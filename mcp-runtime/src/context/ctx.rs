@@ -145,8 +145,10 @@ pub(crate) struct TaskHook {
 
 #[derive(Default)]
 struct TaskStatus {
+    /// The latest progress value; `None` before the first report.
     last: Option<f64>,
-    message: Option<String>,
+    /// Its text, rewritten in place on each report (no allocation once it is long enough).
+    text: String,
     written: bool,
 }
 
@@ -154,18 +156,23 @@ impl TaskHook {
     /// Records a progress report as the task's status message (`3 of 10: exporting ISS-42`):
     /// whether it was taken (progress that does not increase is dropped).
     fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
-        let text = match (total, message) {
-            (Some(total), Some(message)) => format!("{progress} of {total}: {message}"),
-            (Some(total), None) => format!("{progress} of {total}"),
-            (None, Some(message)) => format!("{progress}: {message}"),
-            (None, None) => format!("{progress}"),
-        };
+        use std::fmt::Write as _;
         {
             let mut status = self.status.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if status.last.is_some_and(|l| progress <= l) {
                 return false;
             }
-            *status = TaskStatus { last: Some(progress), message: Some(text), written: false };
+            status.last = Some(progress);
+            status.written = false;
+            let text = &mut status.text;
+            text.clear();
+            let _ = write!(text, "{progress}");
+            if let Some(total) = total {
+                let _ = write!(text, " of {total}");
+            }
+            if let Some(message) = message {
+                let _ = write!(text, ": {message}");
+            }
         }
         self.progressed.notify_one();
         true
@@ -174,11 +181,11 @@ impl TaskHook {
     /// The latest progress message not yet written to the task's record, marked written.
     pub(crate) fn take_status(&self) -> Option<String> {
         let mut status = self.status.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if status.written {
+        if status.written || status.last.is_none() {
             return None;
         }
         status.written = true;
-        status.message.clone()
+        Some(status.text.clone())
     }
 
     /// Resolves when the handler reported progress (at once when a report came since the

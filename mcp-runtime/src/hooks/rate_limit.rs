@@ -100,8 +100,13 @@ impl RateLimit {
 
     /// Takes a token of `caller`'s bucket at `now`: `Err(wait)` when there is none, with how
     /// long until there is.
+    /// How long an empty bucket takes to refill: a caller idle that long has a full one.
+    fn window(&self) -> Duration {
+        Duration::from_secs_f64(self.burst / self.rate)
+    }
+
     fn take(&self, caller: CallerKey, now: Instant) -> Result<(), Duration> {
-        let window = Duration::from_secs_f64(self.burst / self.rate);
+        let window = self.window();
         let mut guard = self.buckets.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let buckets = &mut *guard;
         let mut expired = None;

@@ -92,10 +92,7 @@ impl TestClient {
     /// A client of `server` in `era`: a fresh session, not yet initialized (a legacy client
     /// sends `initialize` before its first request), declaring no capabilities.
     pub fn new(server: &Server, era: Era) -> Self {
-        TestClient::with_outbox(server, era, Arc::new(Outbox::with_budget(DEFAULT_BUDGET)))
-    }
-
-    fn with_outbox(server: &Server, era: Era, written: Arc<Outbox>) -> Self {
+        let written = Arc::new(Outbox::with_budget(DEFAULT_BUDGET));
         let channel = Channel::new(Some(Arc::clone(&written)), None);
         let session = Session::new(Arc::clone(&server.shared), Arc::new(State::new()), channel, None);
         TestClient {
@@ -166,11 +163,20 @@ impl TestClient {
     /// ```
     #[must_use]
     pub fn as_principal(mut self, principal: crate::Principal) -> Self {
-        let mut channel = Channel::new(Some(Arc::clone(&self.written)), None);
-        channel.set_principal(principal);
+        let written = Arc::clone(&self.written);
+        self.reopen(written, Some(principal));
+        self
+    }
+
+    /// The same session state on a new channel: its outbox, and who sends its requests.
+    fn reopen(&mut self, written: Arc<Outbox>, principal: Option<crate::Principal>) {
+        let mut channel = Channel::new(Some(Arc::clone(&written)), None);
+        if let Some(principal) = principal {
+            channel.set_principal(principal);
+        }
         let session = Session::new(Arc::clone(&self.session.shared), Arc::clone(&self.session.state), channel, None);
         self.session = Arc::new(session);
-        self
+        self.written = written;
     }
 
     /// Declares these client capabilities (an object, as `initialize` sends it), such as
@@ -189,14 +195,7 @@ impl TestClient {
     #[must_use]
     pub fn notification_budget(mut self, bytes: usize) -> Self {
         let principal = self.session.channel.authenticated().cloned();
-        let written = Arc::new(Outbox::with_budget(bytes));
-        let mut channel = Channel::new(Some(Arc::clone(&written)), None);
-        if let Some(principal) = principal {
-            channel.set_principal(principal);
-        }
-        self.session =
-            Arc::new(Session::new(Arc::clone(&self.session.shared), Arc::clone(&self.session.state), channel, None));
-        self.written = written;
+        self.reopen(Arc::new(Outbox::with_budget(bytes)), principal);
         self
     }
 
