@@ -135,6 +135,12 @@ pub(crate) struct Limits {
     /// The `retry` an SSE stream announces, in milliseconds.
     pub(crate) retry_ms: u64,
     pub(crate) shutdown_grace: Duration,
+    /// After SIGTERM, how long the server goes on serving (readiness 503, every response
+    /// `Connection: close`) before it stops accepting.
+    pub(crate) drain_delay: Duration,
+    /// The liveness and readiness probes' paths.
+    pub(crate) live_path: String,
+    pub(crate) ready_path: String,
 }
 
 #[cfg(feature = "http")]
@@ -157,6 +163,9 @@ impl Default for Limits {
             max_detached_notifications: 256,
             retry_ms: 1000,
             shutdown_grace: Duration::from_secs(10),
+            drain_delay: Duration::from_secs(5),
+            live_path: "/healthz".into(),
+            ready_path: "/readyz".into(),
         }
     }
 }

@@ -72,6 +72,12 @@ pub trait StateStore: Send + Sync + 'static {
             }
         })
     }
+
+    /// Whether the store answers, for a readiness probe. By default a read of a key nobody
+    /// writes; a backend may answer it more cheaply.
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move { self.get("mcp-runtime:ping").await.map(|_| ()) })
+    }
 }
 
 /// The `ttl` of a value that never expires.
@@ -118,6 +124,9 @@ impl<S: StateStore + ?Sized> StateStore for Arc<S> {
     fn increment<'a>(&'a self, key: &'a str, by: i64) -> BoxFuture<'a, Result<i64, StoreError>> {
         (**self).increment(key, by)
     }
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).ping()
+    }
 }
 
 impl<S: StateStore + ?Sized> StateStore for Box<S> {
@@ -147,6 +156,9 @@ impl<S: StateStore + ?Sized> StateStore for Box<S> {
     }
     fn increment<'a>(&'a self, key: &'a str, by: i64) -> BoxFuture<'a, Result<i64, StoreError>> {
         (**self).increment(key, by)
+    }
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).ping()
     }
 }
 

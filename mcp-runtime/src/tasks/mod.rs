@@ -300,6 +300,44 @@ impl Tasks {
         Registration { id, wake, running: Arc::downgrade(&self.running) }
     }
 
+    /// How many tasks this replica runs now.
+    #[cfg(feature = "http")]
+    pub(crate) fn running(&self) -> usize {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    /// Releases every task this replica still runs as `failed`, retryable, reason
+    /// `replica_shutdown` (the replica shuts down): no client waits for its lease to lapse.
+    /// Their runners see the record ended and stop. How many were released.
+    #[cfg(feature = "http")]
+    pub(crate) async fn release_running(&self) -> usize {
+        let ids: Vec<Arc<str>> = self.running.lock().unwrap_or_else(PoisonError::into_inner).keys().cloned().collect();
+        let released = futures_util::future::join_all(ids.iter().map(|id| async move {
+            let mut failed = false;
+            let changed = self
+                .book
+                .change(id, now_ms, |r, at| {
+                    let error = r.shut_down();
+                    failed = r.fail(error, at);
+                    failed
+                })
+                .await;
+            match changed {
+                Ok(Some(_)) if failed => {
+                    self.changed(id);
+                    true
+                }
+                Ok(_) => false,
+                Err(e) => {
+                    tracing::warn!(target: "mcp_runtime::tasks", task = %id, error = %e, "cannot release a task at shutdown; it fails once its lease lapses");
+                    false
+                }
+            }
+        }))
+        .await;
+        released.into_iter().filter(|r| *r).count()
+    }
+
     /// Answers a `tasks/*` request of `principal` on this replica: the `DetailedTask` of
     /// `tasks/get`, an empty acknowledgement of `tasks/update` and `tasks/cancel`.
     pub(crate) async fn answer(

@@ -361,6 +361,20 @@ impl Record {
         self.protocol_error(err)
     }
 
+    /// The failure of a task whose replica shut down (SIGTERM) before it finished: released
+    /// at once, so that no client waits for the lease to lapse.
+    #[cfg(feature = "http")]
+    pub(crate) fn shut_down(&self) -> Value {
+        let err = ToolError::service_unavailable(format!(
+            "Task failed: the server replica running tool {} shut down before it finished.",
+            self.tool
+        ))
+        .reason("replica_shutdown")
+        .retryable(true)
+        .hint("Call the tool again; another replica will run it. The work did not complete.");
+        self.protocol_error(err)
+    }
+
     /// `err` as the JSON-RPC error (`-32603`) a failed task carries, in the envelope's terms
     /// (`data`: reason, retryable, recovery hint, the call's request id); logged once.
     fn protocol_error(&self, err: ToolError) -> Value {

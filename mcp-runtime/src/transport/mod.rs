@@ -20,25 +20,24 @@ pub(crate) async fn flush_telemetry() {
     }
 }
 
-/// SIGINT or SIGTERM: what ends `serve_stdio` and `serve_http` as EOF would.
-pub(crate) async fn shutdown_signal() {
+/// How a server stops: after the HTTP drain delay (SIGTERM, or the caller's shutdown
+/// future), or at once (SIGINT: a person at a terminal). Over stdio both end it as EOF would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    Drain,
+    Now,
+}
+
+/// SIGTERM (drain first) or SIGINT (stop now): what ends `serve_stdio` and `serve_http`.
+pub(crate) async fn stop_signal() -> Stop {
     let interrupt = tokio::signal::ctrl_c();
     #[cfg(unix)]
-    {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = interrupt => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = interrupt.await;
-            }
-        }
+    if let Ok(mut terminate) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        return tokio::select! {
+            _ = interrupt => Stop::Now,
+            _ = terminate.recv() => Stop::Drain,
+        };
     }
-    #[cfg(not(unix))]
-    {
-        let _ = interrupt.await;
-    }
+    let _ = interrupt.await;
+    Stop::Now
 }

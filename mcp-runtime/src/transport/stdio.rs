@@ -61,7 +61,10 @@ impl Server {
                     |io| {
                         let served = io.block_on(async {
                             let (input, output) = stdio()?;
-                            self.serve_on(input, output, &calls, crate::transport::shutdown_signal()).await
+                            self.serve_on(input, output, &calls, async {
+                                crate::transport::stop_signal().await;
+                            })
+                            .await
                         });
                         // Stopped by a signal, a terminal's stdin may still be in a blocking
                         // read that nothing will end: do not wait for it.

@@ -14,6 +14,12 @@
 //! - `FIXTURE_SESSION_IDLE_MS=<ms>`, `FIXTURE_MAX_SESSIONS=<n>` (`http_sessions`),
 //!   `FIXTURE_MAX_SESSIONS_PER_CLIENT=<n>`, `FIXTURE_HTTP_HEADER_TIMEOUT_MS=<ms>`,
 //!   `FIXTURE_HTTP_BODY_TIMEOUT_MS=<ms>`: the HTTP limits of those names;
+//! - `FIXTURE_DRAIN_DELAY_MS=<ms>` (`drain_delay`: after SIGTERM, readiness 503 and
+//!   `Connection: close` for that long before the server stops accepting; **0 when unset**
+//!   here, so that tests that stop the fixture do not wait, where the runtime's default is
+//!   5 s) and `FIXTURE_SHUTDOWN_GRACE_MS=<ms>` (`shutdown_grace`: then how long accepted
+//!   requests and running tasks may finish before the tasks still running are released as
+//!   `failed`). The probes are at `/healthz` and `/readyz`.
 //! - `FIXTURE_STATE_STORE=<url>`: the state store (`memory:`, the default, or
 //!   `redis://host:port`), shared by every replica given the same URL; with Redis, tasks
 //!   live there too and events (list changes, task changes) reach every replica;
@@ -110,6 +116,10 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     }
     if let Ok(scopes) = std::env::var("FIXTURE_LOCAL_SCOPES") {
         builder = builder.local_principal(mcp_runtime::Principal::default().with_scopes(scopes.split_whitespace()));
+    }
+    builder = builder.drain_delay(std::time::Duration::from_millis(number("FIXTURE_DRAIN_DELAY_MS").unwrap_or(0)));
+    if let Some(ms) = number("FIXTURE_SHUTDOWN_GRACE_MS") {
+        builder = builder.shutdown_grace(std::time::Duration::from_millis(ms));
     }
     if let Some(auth) = authorization() {
         builder = builder.authorization(auth);

@@ -3,17 +3,18 @@
 //! timeouts, and the graceful shutdown). Each request then goes to `Endpoint::handle`.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, Request};
 use axum::response::Response;
-use http::{HeaderValue, header};
+use http::{HeaderValue, StatusCode, header};
 
 use super::endpoint::Endpoint;
 use crate::server::{Error, Server};
+use crate::transport::Stop;
 
 impl Server {
     /// The Streamable HTTP endpoint as an axum `Router` with one route, `/`: mount it where
@@ -79,8 +80,15 @@ impl Server {
         )
     }
 
-    /// Serves Streamable HTTP at `http://<addr>/mcp` until SIGINT or SIGTERM. Then it stops
-    /// accepting, lets requests in progress finish within the shutdown grace, and returns.
+    /// Serves Streamable HTTP at `http://<addr>/mcp` until SIGINT or SIGTERM, with the
+    /// liveness and readiness probes at `/healthz` and `/readyz`
+    /// ([`ServerBuilder::health_paths`](crate::ServerBuilder::health_paths)). On SIGTERM it
+    /// drains: readiness 503 and `Connection: close` for the
+    /// [drain delay](crate::ServerBuilder::drain_delay), then it stops accepting, answers every
+    /// request it accepted, ends listen streams, gives running tasks the rest of the
+    /// [shutdown grace](crate::ServerBuilder::shutdown_grace) and releases those still running
+    /// as `failed`, retryable; then it flushes telemetry and returns (`docs/http.md#deploying`).
+    /// SIGINT skips the delay.
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), Error> {
         self.serve_http_with(addr, |mcp| mcp).await
     }
@@ -110,47 +118,172 @@ impl Server {
     ) -> Result<(), Error> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         tracing::info!(target: "mcp_runtime::http", address = %listener.local_addr()?, stateless = self.shared.options.http.stateless, "serving MCP over HTTP at /mcp");
-        self.serve_listener(listener, crate::transport::shutdown_signal(), wrap).await
+        self.serve_listener(listener, crate::transport::stop_signal(), wrap).await
     }
 
     /// Serves Streamable HTTP at `/mcp` on a bound listener until `shutdown` resolves, then
-    /// as [`Server::serve_http`].
+    /// drains and stops as [`Server::serve_http`] does on SIGTERM (the drain delay first).
     pub async fn serve_http_on(
         self,
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), Error> {
+        let shutdown = async move {
+            shutdown.await;
+            Stop::Drain
+        };
         self.serve_listener(listener, shutdown, |mcp| mcp).await
+    }
+
+    /// The probes: `live` answers 200 while the process serves; `ready` 200 while it does not
+    /// drain and its state store answers (within 2 s), else 503. Paths that are empty or
+    /// would shadow `/mcp` or `/.well-known/` are not served.
+    fn health_router(&self, draining: Arc<AtomicBool>) -> axum::Router {
+        let options = &self.shared.options.http;
+        let usable = |path: &str| {
+            let ok = path.starts_with('/')
+                && path != "/mcp"
+                && !path.starts_with("/mcp/")
+                && !path.starts_with("/.well-known/");
+            if !ok && !path.is_empty() {
+                tracing::warn!(target: "mcp_runtime::http", path, "a probe path must start with `/` and stay clear of /mcp and /.well-known/; that probe is not served");
+            }
+            ok
+        };
+        let mut router = axum::Router::new();
+        let (live, ready) = (options.limits.live_path.as_str(), options.limits.ready_path.as_str());
+        if usable(live) && live != ready {
+            router = router.route(live, axum::routing::get(|| async { probe(StatusCode::OK, "live") }));
+        }
+        if usable(ready) {
+            let store = Arc::clone(&self.shared.stores.store);
+            router = router.route(
+                ready,
+                axum::routing::get(move || {
+                    let (store, draining) = (Arc::clone(&store), Arc::clone(&draining));
+                    async move {
+                        if draining.load(Ordering::Acquire) {
+                            return probe(StatusCode::SERVICE_UNAVAILABLE, "draining");
+                        }
+                        match tokio::time::timeout(Duration::from_secs(2), store.ping()).await {
+                            Ok(Ok(())) => probe(StatusCode::OK, "ready"),
+                            Ok(Err(e)) => {
+                                tracing::debug!(target: "mcp_runtime::http", error = %e, "not ready: the state store does not answer");
+                                probe(StatusCode::SERVICE_UNAVAILABLE, "store_unavailable")
+                            }
+                            Err(_) => probe(StatusCode::SERVICE_UNAVAILABLE, "store_unavailable"),
+                        }
+                    }
+                }),
+            );
+        }
+        router
     }
 
     /// The accept loop: each connection gets the header timeout (and as long between its
     /// requests), at most `max_connections` are open at once (further ones wait in the
-    /// listen backlog), and each request carries the peer's address (`ConnectInfo`).
+    /// listen backlog), and each request carries the peer's address (`ConnectInfo`). Then the
+    /// drain (`docs/http.md#deploying`): the delay (readiness 503, `Connection: close`), no
+    /// more connections, the accepted requests answered and listen streams ended within the
+    /// grace, the tasks still running then released, telemetry flushed.
     async fn serve_listener(
         self,
         listener: tokio::net::TcpListener,
-        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+        shutdown: impl std::future::Future<Output = Stop> + Send + 'static,
         wrap: impl FnOnce(axum::Router) -> axum::Router,
     ) -> Result<(), Error> {
         let endpoint = Arc::new(self.endpoint());
+        let draining = Arc::new(AtomicBool::new(false));
         let app = axum::Router::new()
             .nest("/mcp", wrap(Self::router_with(Arc::clone(&endpoint))))
-            .merge(self.well_known_router());
+            .merge(self.well_known_router())
+            .merge(self.health_router(Arc::clone(&draining)));
         let options = &self.shared.options.http;
-        let open = Arc::new(tokio::sync::Semaphore::new(options.limits.max_connections));
-        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
         let mut http1 = hyper::server::conn::http1::Builder::new();
         http1.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(options.limits.header_timeout);
-        tokio::pin!(shutdown);
+        let accept = Accept {
+            listener,
+            conns: Conns {
+                open: Arc::new(tokio::sync::Semaphore::new(options.limits.max_connections)),
+                graceful: hyper_util::server::graceful::GracefulShutdown::new(),
+                http1,
+                app,
+                draining: Arc::clone(&draining),
+                unwatched: Arc::new(()),
+            },
+        };
+        let stop = accept.until(shutdown).await;
+        draining.store(true, Ordering::Release);
+        if stop == Some(Stop::Drain) && !options.limits.drain_delay.is_zero() {
+            tracing::info!(target: "mcp_runtime::http", delay = ?options.limits.drain_delay, "draining: readiness is 503 and every response closes its connection; serving on until the delay is over");
+            accept.until(tokio::time::sleep(options.limits.drain_delay)).await;
+        }
+        let (graceful, unwatched) = accept.close();
+        tracing::info!(target: "mcp_runtime::http", "shutting down: no new connections; requests in progress may finish");
+        let grace = options.limits.shutdown_grace;
+        let deadline = tokio::time::Instant::now() + grace;
+        endpoint.stopping.send_replace(true);
+        let answered = async {
+            graceful.shutdown().await;
+            while Arc::strong_count(&unwatched) > 1 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        tokio::select! {
+            () = answered => {}
+            () = tokio::time::sleep_until(deadline) => {
+                tracing::warn!(target: "mcp_runtime::http", ?grace, "shutdown grace over; closing the connections left");
+            }
+        }
+        // Tasks this replica runs have the rest of the grace; those still running are
+        // released as failed, so that their clients need not wait for the lease to lapse.
+        let tasks = &self.shared.tasks;
+        while tasks.running() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if tasks.running() > 0 {
+            let released = tokio::time::timeout(Duration::from_secs(5), tasks.release_running()).await;
+            tracing::info!(target: "mcp_runtime::http", released = released.unwrap_or(0), "tasks still running at the end of the grace released as failed (replica_shutdown)");
+        }
+        // Sessions still open end with the server: their durations are recorded, then flushed.
+        endpoint.sessions().clear();
+        crate::transport::flush_telemetry().await;
+        Ok(())
+    }
+}
+
+/// The accept loop's parts, kept across its two phases (serving, then draining).
+struct Accept {
+    listener: tokio::net::TcpListener,
+    conns: Conns,
+}
+
+/// What serves each accepted connection.
+struct Conns {
+    open: Arc<tokio::sync::Semaphore>,
+    graceful: hyper_util::server::graceful::GracefulShutdown,
+    http1: hyper::server::conn::http1::Builder,
+    app: axum::Router,
+    /// Set once the server drains: every response then says `Connection: close`.
+    draining: Arc<AtomicBool>,
+    /// Held by each connection accepted while draining.
+    unwatched: Arc<()>,
+}
+
+impl Accept {
+    /// Accepts connections until `stop` resolves: its output (`None` when the connection
+    /// limit's semaphore closed).
+    async fn until<T>(&self, stop: impl std::future::Future<Output = T>) -> Option<T> {
+        tokio::pin!(stop);
         let mut last_error: Option<Instant> = None;
         loop {
             let permit = tokio::select! {
-                permit = Arc::clone(&open).acquire_owned() => permit,
-                () = &mut shutdown => break,
+                permit = Arc::clone(&self.conns.open).acquire_owned() => permit,
+                out = &mut stop => return Some(out),
             };
-            let Ok(permit) = permit else { break };
+            let Ok(permit) = permit else { return None };
             let (stream, peer) = tokio::select! {
-                accepted = listener.accept() => match accepted {
+                accepted = self.listener.accept() => match accepted {
                     Ok(accepted) => accepted,
                     Err(e) => {
                         // Out of file descriptors, most often: wait for some to close.
@@ -162,36 +295,89 @@ impl Server {
                         continue;
                     }
                 },
-                () = &mut shutdown => break,
+                out = &mut stop => return Some(out),
             };
-            let _ = stream.set_nodelay(true);
-            let app = app.clone();
-            let service = hyper::service::service_fn(move |mut request: http::Request<hyper::body::Incoming>| {
-                request.extensions_mut().insert(ConnectInfo(peer));
-                let mut app = app.clone();
-                async move { tower_service::Service::call(&mut app, request).await }
-            });
-            let connection = graceful.watch(http1.serve_connection(hyper_util::rt::TokioIo::new(stream), service));
+            self.conns.serve(stream, peer, Some(permit));
+        }
+    }
+
+    /// Stops accepting: first takes the connections the kernel already completed (in the
+    /// listen backlog), which closing the listener would reset after their client sent a
+    /// request, and serves them; then closes the listener. The connections' shutdown, and
+    /// the count of those accepted while draining.
+    fn close(self) -> (hyper_util::server::graceful::GracefulShutdown, Arc<()>) {
+        let Accept { listener, conns } = self;
+        match listener.into_std() {
+            Ok(listener) => {
+                // Non-blocking (as tokio left it): `accept` ends the loop once the backlog is empty.
+                while let Ok((stream, peer)) = listener.accept() {
+                    match stream.set_nonblocking(true).and_then(|()| tokio::net::TcpStream::from_std(stream)) {
+                        Ok(stream) => conns.serve(stream, peer, Arc::clone(&conns.open).try_acquire_owned().ok()),
+                        Err(e) => {
+                            tracing::debug!(target: "mcp_runtime::http", error = %e, "a connection in the backlog could not be served");
+                        }
+                    }
+                }
+            }
+            Err(e) => tracing::debug!(target: "mcp_runtime::http", error = %e, "the listen backlog could not be taken"),
+        }
+        (conns.graceful, conns.unwatched)
+    }
+}
+
+impl Conns {
+    /// Serves one accepted connection (holding its connection slot, when it has one).
+    fn serve(
+        &self,
+        stream: tokio::net::TcpStream,
+        peer: std::net::SocketAddr,
+        permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    ) {
+        let _ = stream.set_nodelay(true);
+        let (app, draining) = (self.app.clone(), Arc::clone(&self.draining));
+        let service = hyper::service::service_fn(move |mut request: http::Request<hyper::body::Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            let mut app = app.clone();
+            let draining = Arc::clone(&draining);
+            async move {
+                let mut response = tower_service::Service::call(&mut app, request).await?;
+                // Draining: hyper closes the connection once this response is written, so
+                // nobody sends another request on a connection about to close.
+                if draining.load(Ordering::Acquire) {
+                    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+                }
+                Ok::<_, std::convert::Infallible>(response)
+            }
+        });
+        let connection = self.http1.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        if self.draining.load(Ordering::Acquire) {
+            // Accepted while draining: every response closes it, so it is not told to shut
+            // down (hyper would close it before its first request is read); it is counted,
+            // and waited for within the grace.
+            let open = Arc::clone(&self.unwatched);
             tokio::spawn(async move {
-                let _permit = permit;
+                let (_permit, _open) = (permit, open);
                 if let Err(e) = connection.await {
                     tracing::debug!(target: "mcp_runtime::http", error = %e, %peer, "connection ended with an error");
                 }
             });
+            return;
         }
-        drop(listener);
-        tracing::info!(target: "mcp_runtime::http", "shutting down: no new connections; requests in progress may finish");
-        endpoint.stopping.send_replace(true);
-        let grace = options.limits.shutdown_grace;
-        tokio::select! {
-            () = graceful.shutdown() => {}
-            () = tokio::time::sleep(grace) => {
-                tracing::warn!(target: "mcp_runtime::http", ?grace, "shutdown grace over; closing the connections left");
+        let connection = self.graceful.watch(connection);
+        tokio::spawn(async move {
+            let _permit = permit;
+            if let Err(e) = connection.await {
+                tracing::debug!(target: "mcp_runtime::http", error = %e, %peer, "connection ended with an error");
             }
-        }
-        // Sessions still open end with the server: their durations are recorded, then flushed.
-        endpoint.sessions().clear();
-        crate::transport::flush_telemetry().await;
-        Ok(())
+        });
     }
+}
+
+/// A probe's answer: its status and `{"status": …}`.
+fn probe(status: StatusCode, word: &'static str) -> Response {
+    let mut response = Response::new(Body::from(format!("{{\"status\":\"{word}\"}}")));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }

@@ -132,9 +132,35 @@ impl ServerBuilder {
         self
     }
 
-    /// How long requests in progress may finish after SIGINT/SIGTERM (default 10 s).
+    /// How long, once the server stops accepting, the requests it accepted and then its
+    /// running tasks may take to finish (default 10 s); a task still running then is
+    /// released at once as `failed`, retryable, reason `replica_shutdown` (see
+    /// [`drain_delay`](Self::drain_delay) and `docs/http.md#deploying`).
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.options.http.limits.shutdown_grace = grace;
+        self
+    }
+
+    /// How long [`Server::serve_http`](crate::Server::serve_http) goes on serving after
+    /// SIGTERM (or the `shutdown` future of [`Server::serve_http_on`](crate::Server::serve_http_on))
+    /// before it stops accepting (default 5 s): its readiness probe answers 503 at once, so
+    /// that a load balancer that probes it stops sending, and every response carries
+    /// `Connection: close`, so that no client or proxy sends another request on a connection
+    /// the server is about to close. SIGINT (Ctrl-C at a terminal) skips the delay. Then the
+    /// [`shutdown_grace`](Self::shutdown_grace) begins.
+    pub fn drain_delay(mut self, delay: Duration) -> Self {
+        self.options.http.limits.drain_delay = delay;
+        self
+    }
+
+    /// The paths of the probes [`Server::serve_http`](crate::Server::serve_http) answers
+    /// beside `/mcp`, outside its authorization and Host checks (default `/healthz` and
+    /// `/readyz`): `live` is 200 while the process serves; `ready` is 200 while the server
+    /// is not draining and its state store answers, 503 otherwise. Each is a path from the
+    /// root (`/…`).
+    pub fn health_paths(mut self, live: impl Into<String>, ready: impl Into<String>) -> Self {
+        self.options.http.limits.live_path = live.into();
+        self.options.http.limits.ready_path = ready.into();
         self
     }
 
