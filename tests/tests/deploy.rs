@@ -279,3 +279,44 @@ fn a_task_still_running_after_delay_and_grace_is_released_failed_retryable_withi
     assert_eq!(get(&quick)["status"], "completed", "the quick one finished within the grace");
     assert!(a.wait_exit(Duration::from_secs(5)).is_some(), "the replica exits");
 }
+
+/// Two replicas share one rate limit through the state store: 100 calls of one principal,
+/// sent as fast as they go and spread over both, pass the budget once (20 now, plus what
+/// refills while they are sent), not once per replica.
+#[test]
+fn two_replicas_behind_one_store_share_one_rate_limit() {
+    let redis = Redis::shared();
+    let url = redis.url();
+    let env =
+        [("FIXTURE_STATE_STORE", url.as_str()), ("FIXTURE_PRINCIPAL_HEADER", "1"), ("FIXTURE_RATE_LIMIT", "20/s")];
+    let a = Client::spawn_http(SERVER, &env, &["--stateless"]);
+    let b = Client::spawn_http(SERVER, &env, &["--stateless"]);
+    let (pa, pb) = (port(&a), port(&b));
+    // A subject of this run's own: the shared Redis keeps budgets of earlier runs.
+    let subject = format!("limited-{}-{}", std::process::id(), Instant::now().elapsed().as_nanos());
+    let call = |replica: u16, n: usize| {
+        let message = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "echo",
+            "arguments": {"text": "x"}, "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+        post_modern(replica, &message, &[("X-Test-Subject", subject.as_str())]).answer()
+    };
+    let started = Instant::now();
+    let (mut passed, mut limited) = (0_u32, 0_u32);
+    for n in 0..100 {
+        let answer = call(if n % 2 == 0 { pa } else { pb }, n);
+        if answer["result"]["isError"] == json!(true) {
+            let reason = &answer["result"]["structuredContent"]["error"]["data"]["reason"];
+            assert_eq!(reason, "rate_limited", "{answer}");
+            limited += 1;
+        } else {
+            assert!(answer["result"]["content"][0]["text"] == "x", "{answer}");
+            passed += 1;
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    // The burst, plus what the budget refills while the calls go out (20 a second).
+    let allowed = 20.0 + (elapsed * 20.0).ceil();
+    eprintln!("100 calls over two replicas in {elapsed:.2} s: {passed} passed, {limited} limited (budget {allowed})");
+    assert!(f64::from(passed) <= allowed, "{passed} passed: the replicas did not share the budget of {allowed}");
+    assert!(passed >= 20, "the budget's burst passes ({passed})");
+}

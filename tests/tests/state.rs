@@ -292,6 +292,41 @@ async fn of_a_thousand_concurrent_compare_and_sets_exactly_one_wins_on_each_back
     one_writer(mcp_runtime::store_from_url(&redis.url()).expect("a Redis store")).await;
 }
 
+/// A rate limit's budget: of 200 concurrent takes of a burst of 10 (one more a second),
+/// exactly 10 pass, and each refusal says when the next call fits (within the interval); the
+/// key expires once the budget is whole again.
+async fn one_budget(store: Arc<dyn StateStore>) {
+    let key = unique("rate");
+    let takers: Vec<_> = (0..200)
+        .map(|_| {
+            let (store, key) = (Arc::clone(&store), key.clone());
+            tokio::spawn(async move { store.take_rate(&key, Duration::from_secs(1), 10).await.expect("take_rate") })
+        })
+        .collect();
+    let mut taken = 0;
+    for taker in takers {
+        match taker.await.expect("task") {
+            None => taken += 1,
+            Some(wait) => assert!(wait > Duration::ZERO && wait <= Duration::from_secs(1), "{wait:?}"),
+        }
+    }
+    assert_eq!(taken, 10, "the burst, once");
+    let short = unique("rate-short");
+    assert_eq!(store.take_rate(&short, Duration::from_millis(100), 1).await.expect("take"), None);
+    let wait = store.take_rate(&short, Duration::from_millis(100), 1).await.expect("take").expect("refused");
+    tokio::time::sleep(wait).await;
+    assert_eq!(store.take_rate(&short, Duration::from_millis(100), 1).await.expect("take"), None, "after the wait");
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert_eq!(store.get(&short).await.expect("get"), None, "expired once whole");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn of_two_hundred_concurrent_rate_takes_the_burst_passes_once_on_each_backend() {
+    one_budget(Arc::new(MemoryStore::new())).await;
+    let redis = Redis::shared();
+    one_budget(mcp_runtime::store_from_url(&redis.url()).expect("a Redis store")).await;
+}
+
 #[tokio::test]
 async fn the_redis_store_keeps_ttls_lists_by_prefix_and_deletes() {
     let redis = Redis::shared();

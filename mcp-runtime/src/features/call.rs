@@ -210,7 +210,7 @@ impl<'a, F: Family> Road<'a, F> {
     /// for `target` with `arguments`: `Ok` to go on, or the refusal. A caller without the
     /// scopes learns nothing more; hooks are the author's code, and a panic in one fails the
     /// request as one in a handler does. `completion/complete` passes no hooks.
-    pub(crate) fn admit(
+    pub(crate) async fn admit(
         &self,
         site: Site<'_>,
         scopes: &[&str],
@@ -224,7 +224,8 @@ impl<'a, F: Family> Road<'a, F> {
         if !crate::hooks::wraps(F::METHOD) {
             return Ok(());
         }
-        match caller.hooks.before(&HookRequest::new(F::METHOD, target, arguments, caller.channel, caller.client)) {
+        let request = HookRequest::new(F::METHOD, target, arguments, caller.channel, caller.client, caller.stores);
+        match caller.hooks.before(&request).await {
             Ok(()) => Ok(()),
             Err(Refused::By(err)) => Err(self.refuse(site, err)),
             Err(Refused::Panicked(payload)) => Err(self.panicked(site, &*payload)),

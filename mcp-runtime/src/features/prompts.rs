@@ -192,7 +192,7 @@ pub(crate) async fn get(
     };
     let site = site(prompt.name, prompt.contract, caller.causes);
     let sent = params.and_then(|p| p.get("arguments"));
-    road.admit(site, prompt.scopes, prompt.name, sent)?;
+    road.admit(site, prompt.scopes, prompt.name, sent).await?;
     let arguments = match sent {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(arguments)) => arguments.clone(),

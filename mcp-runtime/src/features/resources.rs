@@ -509,7 +509,7 @@ pub(crate) async fn read(
     };
     let spec = &resource.spec;
     let site = resource.site(caller.causes);
-    road.admit(site, spec.scopes, &uri, None)?;
+    road.admit(site, spec.scopes, &uri, None).await?;
     let names = resource.template.iter().flat_map(UriTemplate::variables);
     let args: Map<String, Value> = names.zip(values).map(|(n, v)| (n.to_owned(), Value::String(v))).collect();
     let args = Arc::new(Value::Object(args));

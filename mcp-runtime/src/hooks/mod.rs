@@ -11,9 +11,11 @@
 //!
 //! A hook is a small synchronous trait rather than a `tower` layer: a layer over a call
 //! service would box a future per layer and call, and own the request, on the path of every
-//! call; a hook costs a virtual call, and nothing when none is added. What a hook must wait
-//! for (a remote quota) is better done in the handler. The shipped hooks: [`RateLimit`] (a
-//! token bucket per caller) and [`Audit`] (one record per call to a sink of yours);
+//! call; a hook costs a virtual call, and nothing when none is added. A hook that counts
+//! across replicas waits for the state store in [`Hook::before_shared`], asked only when the
+//! server has one ([`HookRequest::state_store`]). The shipped hooks: [`RateLimit`] (a
+//! budget per caller, shared by the replicas through the state store when there is one) and
+//! [`Audit`] (one record per call to a sink of yours);
 //! [`ServerBuilder::policy`](crate::ServerBuilder::policy) is a hook too.
 
 pub(crate) mod audit;
@@ -75,6 +77,20 @@ pub trait Hook: Send + Sync + 'static {
         Ok(())
     }
 
+    /// The part of [`before`](Hook::before) that waits for the state store the replicas share
+    /// ([`HookRequest::state_store`]), for a hook that counts across them: asked after every
+    /// hook's `before` let the call through, in the order the hooks were added, and only when
+    /// the server has a state store; `Err` refuses the call as `before` does. `None` (the
+    /// default): nothing to wait for. Its future holds the call up, so keep it to one round
+    /// trip.
+    fn before_shared<'a>(
+        &'a self,
+        request: &'a HookRequest<'a>,
+    ) -> Option<crate::state::store::BoxFuture<'a, Result<(), ToolError>>> {
+        let _ = request;
+        None
+    }
+
     /// Runs once the call is answered (or cancelled), in the reverse order, for every call:
     /// also one refused before it reached the handler.
     fn after(&self, request: &HookRequest<'_>, outcome: &Outcome<'_>) {
@@ -95,6 +111,8 @@ pub struct HookRequest<'a> {
     pub(crate) arguments: Option<&'a Value>,
     pub(crate) channel: &'a Channel,
     pub(crate) client: &'a Client,
+    /// The server's stores, when its state store was given (so may be shared).
+    pub(crate) shared: Option<&'a crate::state::store::Stores>,
 }
 
 impl std::fmt::Debug for HookRequest<'_> {
@@ -116,8 +134,9 @@ impl<'a> HookRequest<'a> {
         arguments: Option<&'a Value>,
         channel: &'a Channel,
         client: &'a Client,
+        stores: &'a crate::state::store::Stores,
     ) -> Self {
-        HookRequest { method, name, arguments, channel, client }
+        HookRequest { method, name, arguments, channel, client, shared: stores.shared.then_some(stores) }
     }
 
     /// `tools/call`, `resources/read` or `prompts/get`.
@@ -168,6 +187,14 @@ impl<'a> HookRequest<'a> {
     /// records it (`Server::serve_http` does).
     pub fn client_address(&self) -> Option<IpAddr> {
         self.channel.peer()
+    }
+
+    /// The state store the server was given
+    /// ([`ServerBuilder::state_store`](crate::ServerBuilder::state_store)), which its replicas
+    /// share: where a hook that counts keeps its counters, in
+    /// [`Hook::before_shared`]. `None` when the server keeps its state in memory.
+    pub fn state_store(&self) -> Option<&'a dyn crate::StateStore> {
+        self.shared.map(|stores| &*stores.store)
     }
 
     /// Who the caller is, for per-caller limits: the principal when there is one, else the
@@ -389,16 +416,33 @@ impl Hooks {
         self.wants_arguments
     }
 
-    /// Every hook's `before`, in order, until one refuses.
-    pub(crate) fn before(&self, request: &HookRequest<'_>) -> Result<(), Refused> {
+    /// Every hook's `before`, in order, until one refuses; then, when the server has a state
+    /// store, every hook's `before_shared`.
+    pub(crate) async fn before(&self, request: &HookRequest<'_>) -> Result<(), Refused> {
         if self.all.is_empty() {
             return Ok(());
         }
         match std::panic::catch_unwind(AssertUnwindSafe(|| self.all.iter().try_for_each(|h| h.before(request)))) {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(refusal)) => Err(Refused::By(refusal)),
-            Err(payload) => Err(Refused::Panicked(payload)),
+            Ok(Ok(())) => {}
+            Ok(Err(refusal)) => return Err(Refused::By(refusal)),
+            Err(payload) => return Err(Refused::Panicked(payload)),
         }
+        if request.shared.is_none() {
+            return Ok(());
+        }
+        for hook in &self.all {
+            let shared = match std::panic::catch_unwind(AssertUnwindSafe(|| hook.before_shared(request))) {
+                Ok(Some(shared)) => shared,
+                Ok(None) => continue,
+                Err(payload) => return Err(Refused::Panicked(payload)),
+            };
+            match futures_util::FutureExt::catch_unwind(AssertUnwindSafe(shared)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(refusal)) => return Err(Refused::By(refusal)),
+                Err(payload) => return Err(Refused::Panicked(payload)),
+            }
+        }
+        Ok(())
     }
 
     /// Every hook's `after`, in reverse order. A panic in one is logged; the call is

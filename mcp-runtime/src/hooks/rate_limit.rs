@@ -1,6 +1,8 @@
-//! `RateLimit`: a token bucket per caller. A call takes a token; a caller whose bucket is
-//! empty is refused as `rate_limited` (`RateLimited`, -32003, retryable), told when a token
-//! will be there (`data.retryAfterMs`, and the hint).
+//! `RateLimit`: a budget per caller. A call takes a token; a caller whose bucket is empty is
+//! refused as `rate_limited` (`RateLimited`, -32003, retryable), told when a token will be
+//! there (`data.retryAfterMs`, and the hint). In the process, a token bucket; with a state
+//! store, the same budget as GCRA in the store (`StateStore::take_rate`), one round trip a
+//! call, so that every replica counts against one budget.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -9,11 +11,21 @@ use std::time::{Duration, Instant};
 use mcp_core::{ErrorCode, ToolError};
 
 use crate::hooks::{CallerKey, Hook, HookRequest};
+use crate::state::store::BoxFuture;
 
 /// A hook that limits how often each caller may call: tools, resources and prompts, all
 /// counted in one bucket per caller ([`HookRequest::caller`]: the principal, else the
 /// client's address, else the stdio connection). Callers not seen for two refill windows are
 /// forgotten (their bucket would be full), with no scan.
+///
+/// **Shared by replicas**: when the server has a state store
+/// ([`ServerBuilder::state_store`](crate::ServerBuilder::state_store), e.g. Redis), a
+/// principal's or an address's budget is kept there (key `<namespace>:rate:<caller>`, one
+/// atomic script per call on Redis, on the Redis server's clock), so N replicas let one
+/// budget through, not N. A stdio connection, or a caller nothing identifies, is counted in
+/// the process (such a key means nothing on another replica). While the store does not answer,
+/// each replica falls back to its own bucket (logged), so an outage of the store does not
+/// refuse every call. Without a state store, every replica counts on its own.
 ///
 /// The bucket holds `burst` tokens (by default as many as the rate allows per period) and
 /// refills continuously at the rate; a call takes one. A caller with an empty bucket gets
@@ -98,13 +110,47 @@ impl RateLimit {
         self
     }
 
-    /// Takes a token of `caller`'s bucket at `now`: `Err(wait)` when there is none, with how
-    /// long until there is.
     /// How long an empty bucket takes to refill: a caller idle that long has a full one.
     fn window(&self) -> Duration {
         Duration::from_secs_f64(self.burst / self.rate)
     }
 
+    /// The refusal of a call that finds no token, with how long until one is there.
+    fn refusal(&self, wait: Duration) -> ToolError {
+        // Whole milliseconds, rounded up: retrying after that many finds a token.
+        let ms = u64::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(u64::MAX).max(1);
+        ToolError::new(ErrorCode::RateLimited, format!("Rate limit exceeded: at most {}.", self.shown))
+            .reason("rate_limited")
+            .retryable(true)
+            .hint(format!("Wait {ms} ms, then retry the call."))
+            .data(serde_json::json!({"retryAfterMs": ms}))
+    }
+
+    /// The key of `caller`'s budget in the shared store, for a caller every replica knows
+    /// by the same name.
+    fn shared_key(namespace: &str, caller: &CallerKey) -> Option<String> {
+        match caller {
+            CallerKey::Principal(who) => Some(format!("{namespace}:rate:p:{who}")),
+            CallerKey::Address(address) => Some(format!("{namespace}:rate:a:{address}")),
+            _ => None,
+        }
+    }
+
+    /// The time one call's token takes to come back.
+    fn interval(&self) -> Duration {
+        Duration::from_secs_f64(1.0 / self.rate)
+    }
+
+    /// The burst, in whole calls.
+    fn burst_calls(&self) -> u32 {
+        // `burst` is set from a `u32` of at least 1.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let calls = self.burst as u32;
+        calls
+    }
+
+    /// Takes a token of `caller`'s bucket at `now`: `Err(wait)` when there is none, with how
+    /// long until there is.
     fn take(&self, caller: CallerKey, now: Instant) -> Result<(), Duration> {
         let window = self.window();
         let mut guard = self.buckets.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -138,14 +184,29 @@ impl RateLimit {
 
 impl Hook for RateLimit {
     fn before(&self, request: &HookRequest<'_>) -> Result<(), ToolError> {
-        let Err(wait) = self.take(request.caller(), Instant::now()) else { return Ok(()) };
-        // Whole milliseconds, rounded up: retrying after that many finds a token.
-        let ms = u64::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(u64::MAX).max(1);
-        Err(ToolError::new(ErrorCode::RateLimited, format!("Rate limit exceeded: at most {}.", self.shown))
-            .reason("rate_limited")
-            .retryable(true)
-            .hint(format!("Wait {ms} ms, then retry the call."))
-            .data(serde_json::json!({"retryAfterMs": ms})))
+        let caller = request.caller();
+        if let Some(stores) = request.shared
+            && Self::shared_key(&stores.namespace, &caller).is_some()
+        {
+            return Ok(()); // counted in `before_shared`
+        }
+        self.take(caller, Instant::now()).map_err(|wait| self.refusal(wait))
+    }
+
+    fn before_shared<'a>(&'a self, request: &'a HookRequest<'a>) -> Option<BoxFuture<'a, Result<(), ToolError>>> {
+        let stores = request.shared?;
+        let caller = request.caller();
+        let key = Self::shared_key(&stores.namespace, &caller)?;
+        Some(Box::pin(async move {
+            match stores.store.take_rate(&key, self.interval(), self.burst_calls()).await {
+                Ok(None) => Ok(()),
+                Ok(Some(wait)) => Err(self.refusal(wait)),
+                Err(e) => {
+                    tracing::warn!(target: "mcp_runtime::hooks", error = %e, "the rate limit's shared budget cannot be read; this replica counts on its own until the state store answers");
+                    self.take(caller, Instant::now()).map_err(|wait| self.refusal(wait))
+                }
+            }
+        }))
     }
 }
 

@@ -33,6 +33,8 @@ use crate::rpc::era::Client;
 #[derive(Default)]
 pub(crate) struct Observer {
     pub(crate) hooks: Hooks,
+    /// What hooks read of the state store (`HookRequest::state_store`).
+    pub(crate) stores: std::sync::Arc<crate::state::store::Stores>,
     #[cfg(feature = "otel")]
     pub(crate) metrics: Option<Arc<metrics::Metrics>>,
 }
@@ -178,6 +180,7 @@ impl Watch {
                 self.arguments.as_ref(),
                 channel,
                 client,
+                &observer.stores,
             );
             observer.hooks.after(&request, &Outcome::new(answer, envelope, duration));
         }

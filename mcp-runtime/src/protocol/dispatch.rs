@@ -60,7 +60,7 @@ pub(crate) async fn call(
         let err = crate::hooks::policy::unavailable(name, Some(reason.as_str()), None);
         return Ok(Reply::Complete(road.refuse(site, err)));
     }
-    if let Err(refused) = road.admit(site, tool.spec.scopes, name, req.arguments.as_ref()) {
+    if let Err(refused) = road.admit(site, tool.spec.scopes, name, req.arguments.as_ref()).await {
         return Ok(Reply::Complete(refused));
     }
 

@@ -526,13 +526,16 @@ impl ServerBuilder {
             }
             Sealer::new(self.keys.into_iter().map(|(_, key)| key).collect(), crate::state::seal::DEFAULT_TTL)
         };
+        let store = self.store?;
+        let shared = store.is_some();
         let mut stores = Stores::new(
             self.app_data,
-            self.store?.unwrap_or_else(|| Arc::new(crate::state::store::MemoryStore::new())),
+            store.unwrap_or_else(|| Arc::new(crate::state::store::MemoryStore::new())),
             self.namespace.unwrap_or_else(|| self.name.clone()),
             sealer,
         );
         stores.consents_per_caller = self.options.consents_per_caller;
+        stores.shared = shared;
         let stores = Arc::new(stores);
         #[cfg(feature = "redis")]
         let bus = match self.link_to {
@@ -575,6 +578,7 @@ impl ServerBuilder {
                 options: self.options,
                 observer: crate::observe::Observer {
                     hooks: self.hooks,
+                    stores: Arc::clone(&stores),
                     #[cfg(feature = "otel")]
                     metrics: crate::observe::export::current()
                         .filter(|_| self.metrics)

@@ -195,6 +195,20 @@ impl StateStore for RedisStore {
     fn increment<'a>(&'a self, key: &'a str, by: i64) -> BoxFuture<'a, Result<i64, StoreError>> {
         Box::pin(self.increment_by(key, by))
     }
+
+    fn take_rate<'a>(
+        &'a self,
+        key: &'a str,
+        interval: Duration,
+        burst: u32,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        let interval = u64::try_from(interval.as_micros()).unwrap_or(u64::MAX).max(1);
+        let command = redis::cmd("EVAL").arg(TAKE_RATE).arg(1).arg(key).arg(interval).arg(burst.max(1)).clone();
+        Box::pin(async move {
+            let wait = self.run::<u64>(command).await?;
+            Ok((wait > 0).then(|| Duration::from_micros(wait)))
+        })
+    }
 }
 
 // `increment`: one `INCRBY`, in a script so that a value it cannot add to comes back as an
@@ -240,6 +254,23 @@ else
   redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
 end
 return 1
+";
+
+/// `take_rate` as one script, on the Redis server's clock (`TIME`, µs): GCRA with `KEYS[1]`
+/// holding when the limit is next empty, a call `ARGV[1]` µs long, `ARGV[2]` at once. 0:
+/// taken; otherwise the µs until a call fits. Lua's numbers are doubles, exact for µs since
+/// the epoch (below 2^53) until the year 2255.
+const TAKE_RATE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local interval = tonumber(ARGV[1])
+local held = tonumber(redis.call('GET', KEYS[1]) or '') or now
+if held < now then held = now end
+local next = held + interval
+local allowed_at = next - interval * tonumber(ARGV[2])
+if allowed_at > now then return allowed_at - now end
+redis.call('SET', KEYS[1], string.format('%.0f', next), 'PX', math.max(1, math.ceil((next - now) / 1000)))
+return 0
 ";
 
 /// The Redis a server's bus links through, before the server (and so the channel) is known.

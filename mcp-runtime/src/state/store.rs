@@ -78,6 +78,55 @@ pub trait StateStore: Send + Sync + 'static {
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move { self.get("mcp-runtime:ping").await.map(|_| ()) })
     }
+
+    /// Takes one of the calls a rate limit allows under `key`: up to `burst` at once, one
+    /// more every `interval` (GCRA: `key` holds when the limit is next empty, in microseconds
+    /// since the Unix epoch, and expires then). `Ok(None)`: taken; `Ok(Some(wait))`: refused,
+    /// and a call is allowed after `wait`. Atomic, so that replicas sharing the store share
+    /// the limit.
+    ///
+    /// Provided: a [`compare_and_set`](Self::compare_and_set) loop on this process's clock.
+    /// `RedisStore` runs it as one script on the Redis server's clock (one round trip, and
+    /// replicas whose clocks differ still agree).
+    fn take_rate<'a>(
+        &'a self,
+        key: &'a str,
+        interval: Duration,
+        burst: u32,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        Box::pin(async move {
+            let interval = micros(interval);
+            loop {
+                let now =
+                    micros(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default());
+                let current = self.get(key).await?;
+                let held = current.as_deref().and_then(|text| text.trim().parse::<u64>().ok());
+                match gcra(now, held, interval, burst) {
+                    Err(wait) => return Ok(Some(Duration::from_micros(wait))),
+                    Ok(next) => {
+                        let ttl = Duration::from_micros(next.saturating_sub(now).max(1));
+                        if self.compare_and_set(key, current.as_deref(), next.to_string(), ttl).await? {
+                            return Ok(None);
+                        }
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// `duration` in whole microseconds, at least 1.
+fn micros(duration: Duration) -> u64 {
+    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX).max(1)
+}
+
+/// One step of GCRA at `now` (µs): with the limit next empty at `held` (none: now), a call
+/// `interval` µs long among `burst`: `Ok` with the new time the limit is next empty, or
+/// `Err` with how many µs until a call fits. The same arithmetic as `RedisStore`'s script.
+pub(crate) fn gcra(now: u64, held: Option<u64>, interval: u64, burst: u32) -> Result<u64, u64> {
+    let next = held.unwrap_or(now).max(now).saturating_add(interval);
+    let allowed_at = next.saturating_sub(interval.saturating_mul(u64::from(burst.max(1))));
+    if allowed_at > now { Err(allowed_at - now) } else { Ok(next) }
 }
 
 /// The `ttl` of a value that never expires.
@@ -127,6 +176,14 @@ impl<S: StateStore + ?Sized> StateStore for Arc<S> {
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         (**self).ping()
     }
+    fn take_rate<'a>(
+        &'a self,
+        key: &'a str,
+        interval: Duration,
+        burst: u32,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        (**self).take_rate(key, interval, burst)
+    }
 }
 
 impl<S: StateStore + ?Sized> StateStore for Box<S> {
@@ -159,6 +216,14 @@ impl<S: StateStore + ?Sized> StateStore for Box<S> {
     }
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         (**self).ping()
+    }
+    fn take_rate<'a>(
+        &'a self,
+        key: &'a str,
+        interval: Duration,
+        burst: u32,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        (**self).take_rate(key, interval, burst)
     }
 }
 
@@ -313,6 +378,9 @@ pub(crate) struct Stores {
     pub(crate) sealer: Sealer,
     /// Unredeemed consent records one caller may hold; asking past it lets the oldest go.
     pub(crate) consents_per_caller: usize,
+    /// The store was given (`ServerBuilder::state_store`), so replicas may share it: hooks
+    /// that count keep their counters there.
+    pub(crate) shared: bool,
     /// Held while a caller's list of consent records changes, so that concurrent asks of
     /// this process do not lose one another's records from it.
     pub(crate) consent_lock: tokio::sync::Mutex<()>,
@@ -326,6 +394,7 @@ impl Stores {
             namespace,
             sealer,
             consents_per_caller: DEFAULT_CONSENTS_PER_CALLER,
+            shared: false,
             consent_lock: tokio::sync::Mutex::new(()),
         }
     }

@@ -45,7 +45,8 @@
 //! - `OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard `OTEL_*` variables: spans and
 //!   metrics exported over OTLP/HTTP (`ServerBuilder::otel`); without an endpoint, nothing.
 //! - `FIXTURE_RATE_LIMIT=<n>/s` (or `/min`, `/h`): the rate-limit hook, per principal, else
-//!   per session, else per client address, else per connection.
+//!   per client address, else per connection; shared by the replicas through the store when
+//!   `FIXTURE_STATE_STORE` is set.
 //! - `FIXTURE_AUDIT=stderr`: the audit hook, one JSON line per call on stderr.
 
 fn number(name: &str) -> Option<u64> {
