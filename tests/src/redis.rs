@@ -52,6 +52,26 @@ impl Redis {
         }
     }
 
+    /// Stalls the server (`SIGSTOP`): it holds its connections and answers nothing until
+    /// [`Redis::resume`]. Only a server this process started can be paused.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused server go on (`SIGCONT`): it answers what it was sent meanwhile.
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        let child = self.child.as_ref().expect("a redis-server this process started (Redis::start)");
+        let status = Command::new("kill").args([signal, &child.id().to_string()]).status();
+        assert!(
+            status.as_ref().is_ok_and(std::process::ExitStatus::success),
+            "kill {signal} redis-server failed: {status:?}"
+        );
+    }
+
     /// Starts the server again on the same port, and waits until it answers `PING`.
     pub fn restart(&mut self) {
         self.stop();

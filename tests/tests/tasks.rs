@@ -7,7 +7,8 @@
 //! `input_required` and an update on either replica resumes it; another caller's
 //! `tasks/get` is as for an unknown task; a listen stream on B hears of a task on A and of a
 //! tool list changed on A; a killed replica's task reads `failed`, retryably, once its
-//! lease lapses. Over stdio, without Redis: `report` (required) and the refusals.
+//! lease lapses, but a Redis stall longer than the lease loses no result of the replica still
+//! running the jobs. Over stdio, without Redis: `report` (required) and the refusals.
 
 use std::time::{Duration, Instant};
 
@@ -374,6 +375,40 @@ fn killing_the_replica_that_runs_a_task_leaves_it_failed_and_retryable() {
     let waited = killed.elapsed();
     assert!(waited >= Duration::from_millis(LEASE_MS / 3), "not before the lease could lapse: {waited:?}");
     assert!(waited < Duration::from_millis(LEASE_MS + 3000), "once the lease lapsed: {waited:?}");
+}
+
+#[test]
+fn a_store_stall_longer_than_the_lease_loses_no_result_of_the_replica_still_running_them() {
+    // Issue 46 row 5, scaled: a 4 s stall against a 1.5 s lease (the review's was 20 s
+    // against 15 s); twelve jobs end during the stall.
+    const STALL: Duration = Duration::from_secs(4);
+    let redis = Redis::start();
+    let (a, b) = replicas(&redis);
+    let jobs: Vec<(String, u64)> = (0..12_u64)
+        .map(|i| {
+            let ms = 1000 + i * 200;
+            (start_job(&a, json!({"ms": ms})), ms)
+        })
+        .collect();
+    let stalled = Instant::now();
+    redis.pause();
+    std::thread::sleep(STALL);
+    redis.resume();
+    assert!(stalled.elapsed() > Duration::from_millis(LEASE_MS * 2), "the stall outlasted the lease");
+    let mut lost = Vec::new();
+    for (id, ms) in &jobs {
+        let (task, _) = until(&a, id, "completed", Duration::from_secs(20));
+        if task["status"] == "completed" {
+            let text = task["result"]["content"][0]["text"].as_str().unwrap_or_default();
+            assert_eq!(serde_json::from_str::<Value>(text).ok(), Some(json!({"done": ms})), "{task}");
+        } else {
+            lost.push(format!("{id}: {}", task["error"]["data"]["reason"]));
+        }
+    }
+    assert!(lost.is_empty(), "{} of {} results lost: {lost:?}", lost.len(), jobs.len());
+    for (id, _) in &jobs {
+        assert_eq!(get(&b, id)["status"], "completed", "and every replica reads it so");
+    }
 }
 
 /// Over stdio (one process, the memory store): a required tool is a task for a client that

@@ -17,7 +17,10 @@
 //!   runs it again;
 //! - a `tasks/cancel` (on any replica) fires `ctx.cancelled()`; after the cancellation grace
 //!   the task is `cancelled`;
-//! - the lease is renewed while it runs; the TTL ends it `failed`.
+//! - the lease is renewed while it runs; the TTL ends it `failed`. A store that stalls past
+//!   the lease does not end it: its runner never reads its own task lost, renews the lease
+//!   when the store answers again and writes the outcome then (retrying until the TTL); only
+//!   another replica, reading a lapsed lease, ends it `task_lost`.
 //!
 //! Changes made on other replicas reach this one through the bus (at once) and by reading the
 //! record every second (the backstop). A call that can become a task sends no log or progress
@@ -505,13 +508,14 @@ impl Job {
             }
             let message = status.take(&self.hook);
             let mut progressed = false;
-            // What the record says now: renew the lease when a third of it is left, end the
-            // task past its TTL or lease, stop for a cancel, run the handler again when every
-            // request was answered.
+            // What the record says now: renew the lease when a third of it is left (or it
+            // lapsed while the store did not answer: this runner is alive, so it never reads
+            // its own task lost), end the task past its TTL, stop for a cancel, run the
+            // handler again when every request was answered.
             let read = tasks
                 .book
                 .change(&id, now_ms, |r, at| {
-                    let settled = r.settle(at);
+                    let settled = r.expire(at);
                     let renewed = r.lease_until.saturating_sub(at) < lease / 3 * 2 && r.renew(at + lease);
                     progressed = message.clone().is_some_and(|message| r.progress(message, at));
                     settled || renewed || progressed

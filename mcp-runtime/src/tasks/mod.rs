@@ -338,6 +338,11 @@ impl Tasks {
         released.into_iter().filter(|r| *r).count()
     }
 
+    /// Whether this replica runs task `id` (its runner is registered here).
+    fn runs(&self, id: &str) -> bool {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner).contains_key(id)
+    }
+
     /// Answers a `tasks/*` request of `principal` on this replica: the `DetailedTask` of
     /// `tasks/get`, an empty acknowledgement of `tasks/update` and `tasks/cancel`.
     pub(crate) async fn answer(
@@ -353,14 +358,16 @@ impl Tasks {
             Method::Cancel => "tasks/cancel",
         };
         let mut announce = false;
+        let runs_here = self.runs(&id);
         let found = self
             .book
             .change(&id, now_ms, |record, now| {
                 if record.owner != owner {
                     return false;
                 }
-                // What the replica running it would have found: past its TTL or its lease, failed.
-                let settled = record.settle(now);
+                // Past its TTL, failed; past its lease too, unless this replica runs it (a
+                // lease lapses here only when the store stalled: its runner is alive).
+                let settled = if runs_here { record.expire(now) } else { record.settle(now) };
                 let changed = match &method {
                     Method::Get => false,
                     Method::Update(responses) => record.answer(responses.clone(), now),
@@ -510,6 +517,19 @@ mod tests {
         assert_eq!(got["status"], "failed");
         assert_eq!(got["error"]["data"]["reason"], "task_lost");
         assert_eq!(tasks.book.read(&id).await.unwrap().unwrap().status, Status::Failed, "and it is written");
+    }
+
+    #[tokio::test]
+    async fn the_replica_running_a_task_never_reads_it_lost_another_does() {
+        let tasks = tasks();
+        // Seeded 20 s ago with a 15 s lease: as after a store stall longer than the lease.
+        let id = seeded(&tasks, "", now_ms() - 20_000).await;
+        let registration = tasks.register(&id);
+        let got = tasks.answer(req("tasks/get", json!({"taskId": id})).unwrap(), None).await.unwrap();
+        assert_eq!(got["status"], "working", "its runner is here and alive: {got:?}");
+        drop(registration);
+        let got = tasks.answer(req("tasks/get", json!({"taskId": id})).unwrap(), None).await.unwrap();
+        assert_eq!(got["error"]["data"]["reason"], "task_lost", "no runner here: the lease says it stopped");
     }
 
     #[tokio::test]

@@ -321,20 +321,29 @@ impl Record {
     }
 
     /// What a reader finds at `now`: past its TTL, or past the lease of the replica that
-    /// runs it (which stopped), a task that has not ended is `failed`.
+    /// runs it (which stopped), a task that has not ended is `failed`. Only a replica that
+    /// does not run the task reads it so; its runner reads it with [`Record::expire`].
     pub(crate) fn settle(&mut self, now: u64) -> bool {
-        if self.is_terminal() {
-            return false;
+        if self.expire(now) {
+            return true;
         }
-        if now >= self.expires_at() {
-            let error = self.expired();
-            return self.fail(error, now);
-        }
-        if now > self.lease_until {
+        if !self.is_terminal() && now > self.lease_until {
             let error = self.lost();
             return self.fail(error, now);
         }
         false
+    }
+
+    /// What the replica running it finds at `now`: past its TTL, a task that has not ended
+    /// is `failed`. A lease that lapsed is not: the runner is alive (it is reading), and only
+    /// missed its renewals because the store did not answer; it renews it now and writes its
+    /// outcome when it has one.
+    pub(crate) fn expire(&mut self, now: u64) -> bool {
+        if self.is_terminal() || now < self.expires_at() {
+            return false;
+        }
+        let error = self.expired();
+        self.fail(error, now)
     }
 
     /// The failure of a task past its TTL.
@@ -649,6 +658,18 @@ mod tests {
         assert!(waiting.ask(vec![("k".into(), form("?"))], None, 1));
         assert!(waiting.settle(LEASE + 1));
         assert_eq!(waiting.status, Status::Failed);
+    }
+
+    #[test]
+    fn its_runner_never_loses_a_task_whose_lease_lapsed_only_its_ttl_ends_it() {
+        let mut task = working(1000);
+        assert!(!task.expire(1000 + LEASE + 20_000), "a store stall longer than the lease: still working");
+        assert_eq!(task.status, Status::Working);
+        assert!(task.renew(1000 + LEASE + 20_000 + LEASE), "and the runner renews it");
+        assert!(task.complete(json!({"content": []}), 1000 + LEASE + 20_001), "then writes its outcome");
+        let mut late = working(1000);
+        assert!(late.expire(61_000), "past its TTL, though, it ends");
+        assert_eq!(late.detailed()["error"]["data"]["reason"], "task_expired");
     }
 
     #[test]
