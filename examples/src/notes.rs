@@ -565,6 +565,7 @@ pub fn builder(dir: NotesDir) -> ServerBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_runtime::testing::TestCtx;
     use serde_json::{Value, json};
 
     /// A fresh directory under the system temp dir, removed on drop.
@@ -640,7 +641,7 @@ mod tests {
     async fn read_note_handler_with_a_test_context() {
         let tmp = TempDir::new("handler");
         std::fs::write(tmp.0.join("ideas.md"), "fly").unwrap();
-        let ctx = Ctx::for_test().with_app_data(NotesDir::open(&tmp.0).unwrap());
+        let ctx = TestCtx::new().app_data(NotesDir::open(&tmp.0).unwrap()).build();
         assert_eq!(read_note::handler(&ctx, "ideas".into()).await.unwrap(), "fly");
         let missing = read_note::handler(&ctx, "idea".into()).await.unwrap_err();
         assert_eq!(missing.reason_str(), Some("no_such_note"));
@@ -683,23 +684,23 @@ mod tests {
 
         // Round 1 asks (and records the question); round 2 carries the user's answer.
         let form = json!({"elicitation": {}});
-        let ctx = Ctx::for_test().with_app_data(NotesDir::open(&tmp.0).unwrap());
+        let ctx = TestCtx::new().app_data(NotesDir::open(&tmp.0).unwrap()).build();
         let ask = |name: &'static str| delete_note::handler(&ctx, name.into());
         let asked = ask("todo").await.unwrap_err();
         assert!(asked.is_ask());
-        let no = ctx.next_round_for_test(&asked, json!({"consent": {"action": "decline"}}), &form);
+        let no = TestCtx::next_round(&ctx, &asked, json!({"consent": {"action": "decline"}}), &form);
         let err = delete_note::handler(&no, "todo".into()).await.unwrap_err();
         assert_eq!(err.reason_str(), Some("not_confirmed"));
         let yes = json!({"consent": {"action": "accept", "content": {"confirm": true}}});
         // A yes to the question about one note is no yes for another: asked again.
         std::fs::write(tmp.0.join("other.md"), "o").unwrap();
         let asked = ask("other").await.unwrap_err();
-        let elsewhere = ctx.next_round_for_test(&asked, yes.clone(), &form);
+        let elsewhere = TestCtx::next_round(&ctx, &asked, yes.clone(), &form);
         assert!(delete_note::handler(&elsewhere, "todo".into()).await.unwrap_err().is_ask());
         assert!(tmp.0.join("todo.md").exists());
 
         let asked = ask("todo").await.unwrap_err();
-        let confirmed = ctx.next_round_for_test(&asked, yes, &form);
+        let confirmed = TestCtx::next_round(&ctx, &asked, yes, &form);
         assert_eq!(delete_note::handler(&confirmed, "todo".into()).await.unwrap(), "Deleted note \"todo\".");
         assert!(!tmp.0.join("todo.md").exists());
         // The same answer again is no consent: it was used.

@@ -58,19 +58,22 @@
 //!    loop), `http/` (feature `http`: the accept loop, the validation ladder, sessions,
 //!    streams), `in_process` ([`Server::connect`], [`Server::call`]: a session like any
 //!    other), `args`.
-//! 2. `protocol/`: one connection's requests. `session` reads the request's era once and
-//!    answers the lifecycle methods; `dispatch` is a `tools/call` (resolve, validate, shape),
-//!    `handler` one run of a tool's handler, `tasked` a call that goes on as a task, `router`
-//!    which feature answers what.
-//! 3. `server/`: the registry built once (`builder`, `options`, `list`: the `tools/list`
-//!    pages). `tasks/`: tasks kept in the state store (`record`, `book`).
-//! 4. `features/`: the families. `call` is the road each request travels, written once:
-//!    request id, an unknown name with a did-you-mean, scopes, hooks, the run under catch, the
-//!    ask loop, the failure at the family's site. `resources` (with `uri_template`),
-//!    `prompts` and `completion` supply resolve, run and shape.
-//! 5. `tools/`, `observe/`: what a tool is at run time (`tool`, `params`, `output`, `pace`,
-//!    `checks`); what a request leaves behind (its `span`, `metrics`, their OTLP `export`,
-//!    feature `otel`).
+//! 2. `protocol/`: one connection's requests. `session` reads the request's era once,
+//!    answers the lifecycle methods and starts each request; `router` names the family that
+//!    answers it. Nothing here knows what a tool is.
+//! 3. `server/`: the public [`Server`] and its [`ServerBuilder`], which registers every
+//!    family once (schemas compiled, list pages serialized) into the `Shared` the families
+//!    read.
+//! 4. `features/`: the families, each resolve, run and shape on one road. `call` is that
+//!    road, written once: request id, an unknown name with a did-you-mean, scopes, hooks,
+//!    the run under catch, the ask loop, the failure at the family's site. `tools/` holds
+//!    the whole tools family: `call` (a `tools/call` resolved, run and shaped), `run` (one
+//!    run of a handler), `task` (a call that goes on as a task), `tool`, `params`, `output`,
+//!    `pace`, `checks`, the registry and its `list` pages. Beside it `resources` (with
+//!    `uri_template`), `prompts`, `completion`, and `page` (list cursors).
+//! 5. `options`, `tasks/`, `observe/`: the server's settings and limits; tasks kept in the
+//!    state store (`record`, `book`); what a request leaves behind (its `span`, `metrics`,
+//!    their OTLP `export`, feature `otel`).
 //! 6. `context/`: what a handler sees (`ctx`, `logging`, `text`), asking the caller (`ask`;
 //!    over a 2025 session the `shim` sends real requests), `consent`.
 //! 7. `schema/`, `hooks/`: schemas made once (`generate`) and checked per call (`validate`);
@@ -96,13 +99,13 @@ mod features;
 pub mod fuzzing;
 mod hooks;
 mod observe;
+mod options;
 mod protocol;
 mod rpc;
 mod schema;
 mod server;
 mod state;
 mod tasks;
-mod tools;
 mod transport;
 
 #[cfg(feature = "http")]
@@ -118,6 +121,8 @@ pub use context::text::TextValue;
 pub use features::completion::IntoCompletion;
 pub use features::prompts::{IntoPrompt, PromptResult};
 pub use features::resources::{IntoListing, IntoResource, Json, Resource, ResourceDir};
+pub use features::tools::output::Structured;
+pub use features::tools::tool::TaskSupport;
 pub use hooks::policy::{PolicyRequest, Refusal};
 pub use hooks::{Audit, AuditRecord, CallerKey, ErrorView, Hook, HookRequest, Outcome, OutcomeKind, RateLimit};
 #[cfg(feature = "jwt")]
@@ -135,8 +140,6 @@ pub use server::{CacheScope, Error, FAILURES_META_KEY, Server, ServerBuilder, st
 #[cfg(feature = "redis")]
 pub use state::redis::RedisStore;
 pub use state::store::{MemoryStore, NO_TTL, State, StateStore, StoreError};
-pub use tools::output::Structured;
-pub use tools::tool::TaskSupport;
 pub use transport::args::ServeArgs;
 pub use transport::in_process::Connection;
 
@@ -179,8 +182,10 @@ where
 }
 
 /// Testing a server in-process: [`TestClient`](testing::TestClient) drives a [`Server`]
-/// through the real pipeline in either [`Era`].
+/// through the real pipeline in either [`Era`]; [`TestCtx`](testing::TestCtx) builds the
+/// context of a handler called directly in a unit test.
 pub mod testing {
+    pub use crate::context::test_ctx::TestCtx;
     pub use crate::transport::test_client::{Era, TestClient};
 }
 
@@ -197,26 +202,28 @@ pub mod prelude {
 /// Used by the code `#[tool]` generates. Not public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::context::ctx::BoxFuture;
     pub use crate::context::ctx::CallInfo;
     pub use crate::context::ctx::{Call, ContextContract, ContractOf, FromCall, NoArgs, NotAContext};
     pub use crate::features::completion::{AwaitCompletion, Completer, CompletionOf, ReadyCompletion};
     pub use crate::features::prompts::{PromptArgument, PromptDef, PromptSpec};
     pub use crate::features::resources::{Lister, ResourceBody, ResourceDef, ResourceSpec};
-    pub use crate::schema::generate::root_schema;
-    pub use crate::server::{BoxFuture, InputSpec, ToolSpec};
-    pub use crate::tools::checks::{
+    pub use crate::features::tools::checks::{
         ArgKind, ArgOf, ArgsKind, ArgsOf, ContextByValue, ContextByValueKind, ContextOf, DefaultOf, ErrorOf,
         IntoToolErrorKind, JsonDefaultKind, NoJsonDefaultKind, NotAToolErrorKind, NotAnArgKind, ToolArgument,
         ToolFailure, UndeserializableKind, context_of,
     };
-    pub use crate::tools::output::{
+    pub use crate::features::tools::output::{
         ContentKind, IntoStructured, Kind, Output, StructuredKind, ToolOutput, Unsupported, UnsupportedKind,
     };
-    pub use crate::tools::params::{Param, ParamType, Reader};
-    pub use crate::tools::tool::{
+    pub use crate::features::tools::params::{Param, ParamType, Reader};
+    pub use crate::features::tools::tool::ToolSpec;
+    pub use crate::features::tools::tool::{
         AppDataOf, Args, Finished, Hints, IconInfo, OutputSchema, Running, Started, TaskSupport, ToolDef, ToolInfo,
         app_data_of, params_schema,
     };
+    pub use crate::schema::generate::InputSpec;
+    pub use crate::schema::generate::root_schema;
     pub use mcp_core::{
         __Message as Message, __concat_entries as concat_entries, __declares as declares,
         __shared_reason as shared_reason,
@@ -249,10 +256,10 @@ pub mod __private {
     pub mod probes {
         pub use crate::context::ctx::{ContextContract as _, NotAContext as _};
         pub use crate::features::completion::{AwaitCompletion as _, ReadyCompletion as _};
-        pub use crate::tools::checks::{
+        pub use crate::features::tools::checks::{
             ArgKind as _, ArgsKind as _, ContextByValueKind as _, IntoToolErrorKind as _, JsonDefaultKind as _,
             NoJsonDefaultKind as _, NotAToolErrorKind as _, NotAnArgKind as _, UndeserializableKind as _,
         };
-        pub use crate::tools::output::{ContentKind as _, StructuredKind as _, UnsupportedKind as _};
+        pub use crate::features::tools::output::{ContentKind as _, StructuredKind as _, UnsupportedKind as _};
     }
 }

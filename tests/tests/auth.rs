@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use mcp_runtime::prelude::*;
+use mcp_runtime::testing::TestCtx;
 use mcp_runtime::{Authorization, JwtValidator, ServerBuilder};
 use mcp_tests::client::Client;
 use mcp_tests::http::request;
@@ -524,9 +525,9 @@ async fn resources_prompts_and_handlers_check_scopes_the_same_way() {
     );
     assert_eq!(server.call("export", json!({"all": false})).await.first_text(), Some("exported (all: false)"));
     // The handler alone, with a caller.
-    let ctx = Ctx::for_test().with_principal(Principal::new("u").with_scopes(["notes:export"]));
+    let ctx = TestCtx::new().principal(Principal::new("u").with_scopes(["notes:export"])).build();
     assert_eq!(scoped::export::handler(&ctx, true).expect("allowed"), "exported (all: true)");
-    let ctx = Ctx::for_test().with_principal(Principal::new("u").with_scopes(["notes:read"]));
+    let ctx = TestCtx::new().principal(Principal::new("u").with_scopes(["notes:read"])).build();
     let err = scoped::export::handler(&ctx, true).expect_err("refused");
     assert_eq!(err.reason_str(), Some("insufficient_scope"));
     assert_eq!(err.code(), mcp_runtime::ErrorCode::Forbidden);

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
+use mcp_runtime::testing::TestCtx;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
@@ -167,16 +168,16 @@ struct Greeting(&'static str);
 
 #[tokio::test]
 async fn handlers_run_directly_with_a_test_context() {
-    let ctx = Ctx::for_test().with_app_data(Greeting("Hello"));
+    let ctx = TestCtx::new().app_data(Greeting("Hello")).build();
     assert_eq!(greet::handler(&ctx, "Ada".into()).expect("greets"), "Hello, Ada");
     // Without the state, the same misconfiguration a server would report.
-    let bare = Ctx::for_test();
+    let bare = TestCtx::new().build();
     assert_eq!(
         greet::handler(&bare, "Ada".into()).expect_err("no state").code(),
         mcp_runtime::ErrorCode::ConfigurationError
     );
     // Cancellation can be tested too.
-    let ctx = Ctx::for_test();
-    ctx.cancel_for_test();
+    let ctx = TestCtx::new().build();
+    TestCtx::cancel(&ctx);
     assert_eq!(gives_up::handler(&ctx).await.expect_err("cancelled").reason_str(), Some("cancelled"));
 }

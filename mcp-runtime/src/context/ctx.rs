@@ -238,7 +238,7 @@ impl TaskHook {
 ///     Ok(format!("counted to {n} in request {}", ctx.request_id()))
 /// }
 ///
-/// let ctx = Ctx::for_test();
+/// let ctx: Ctx = mcp_runtime::testing::TestCtx::new().build();
 /// assert!(count::handler(&ctx, 3).unwrap().starts_with("counted to 3"));
 /// ```
 ///
@@ -264,120 +264,9 @@ impl<R: Contract> FromCall for Ctx<R> {
 }
 
 impl<R: Contract> Ctx<R> {
-    /// A context for calling a handler directly in a unit test (`my_tool::handler(&ctx,
-    /// …)`): it belongs to no client, so logs go to stderr only and progress goes nowhere;
-    /// `era()` is legacy and the client declared nothing; register app data with
-    /// [`Ctx::with_app_data`]; [`Ctx::state`] is an empty in-memory store of its own. `ctx.fail(..)` builds the same `ToolError` as in a real call (the
-    /// contract's recovery hint is filled in later, by the runtime, not here).
-    ///
-    /// ```
-    /// use mcp_runtime::prelude::*;
-    ///
-    /// struct Greeting(&'static str);
-    ///
-    /// /// Greets someone.
-    /// #[tool]
-    /// fn greet(ctx: &Ctx, name: String) -> Result<String, ToolError> {
-    ///     Ok(format!("{}, {name}", ctx.app_data::<Greeting>()?.0))
-    /// }
-    ///
-    /// let ctx = Ctx::for_test().with_app_data(Greeting("Hello"));
-    /// assert_eq!(greet::handler(&ctx, "Ada".into()).unwrap(), "Hello, Ada");
-    /// ```
-    pub fn for_test() -> Self {
-        Ctx::from_call(CallInfo {
-            tool: "for_test",
-            request_id: RequestId::generate(),
-            started: Instant::now(),
-            channel: Arc::new(
-                Channel::new(None, None).with_local(Some(Arc::new(crate::auth::principal::Principal::local()))),
-            ),
-            client: Client::Legacy(Arc::default()),
-            stores: Arc::default(),
-            operation: Operation::named("tools/call", "for_test"),
-            notices: Arc::default(),
-            progress: None,
-            inputs: Inputs::default(),
-            cancel: Arc::default(),
-            task: None,
-        })
-    }
-
-    /// Registers app data on a context made by [`Ctx::for_test`], as
-    /// `ServerBuilder::app_data` does for a server.
-    ///
-    /// # Panics
-    ///
-    /// On the context of a real call, whose app data is the server's and cannot change.
-    #[must_use]
-    pub fn with_app_data<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        let Some(stores) = Arc::get_mut(&mut self.info.stores) else {
-            panic!(
-                "Ctx::with_app_data is for contexts made by Ctx::for_test; register app data with ServerBuilder::app_data"
-            );
-        };
-        stores.app_data.insert(std::any::TypeId::of::<T>(), Box::new(value));
-        self
-    }
-
-    /// Gives a context made by [`Ctx::for_test`] this round's answers, as a retry or the
-    /// legacy shim would (build them with [`Inputs::for_test`]).
-    #[must_use]
-    pub fn with_inputs(mut self, inputs: Inputs) -> Self {
-        self.info.inputs = inputs;
-        self
-    }
-
-    /// The context of the next round of a handler that asked (`asked`, the error it returned
-    /// from `ctx.ask(..)` or `ctx.consent(..)`), for a unit test: the client answered
-    /// `answers` (an object keyed as asked, each as a client sends it; see
-    /// [`Inputs::for_test`]) and sent back the ask's state. It shares this context's app data
-    /// and state store, so a consent recorded in one round is there to redeem in the next.
-    /// The client declared `capabilities` (answers they do not allow are dropped).
-    ///
-    /// # Panics
-    ///
-    /// When `asked` is not an ask.
-    #[must_use]
-    pub fn next_round_for_test(&self, asked: &ToolError, answers: Value, capabilities: &Value) -> Self {
-        let Some(ask) = asked.__ask().and_then(|a| a.downcast_ref::<Ask>()) else {
-            panic!("Ctx::next_round_for_test: the handler did not ask ({asked:?})");
-        };
-        Ctx::from_call(CallInfo {
-            stores: Arc::clone(&self.info.stores),
-            operation: self.info.operation.clone(),
-            inputs: Inputs::for_test(answers, ask.state.as_deref(), Some(capabilities)),
-            ..Ctx::<R>::for_test().info
-        })
-    }
-
-    /// Gives a context made by [`Ctx::for_test`] a caller, as an authorized HTTP request
-    /// would: [`Ctx::principal`] returns it and [`Ctx::require_scopes`] checks its scopes.
-    ///
-    /// ```
-    /// use mcp_runtime::prelude::*;
-    ///
-    /// let ctx: Ctx = Ctx::for_test().with_principal(Principal::new("user-42").with_scopes(["notes:read"]));
-    /// assert!(ctx.require_scopes(&["notes:read"]).is_ok());
-    /// assert!(ctx.require_scopes(&["notes:write"]).is_err());
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// On the context of a real call, whose caller is the request's.
-    #[must_use]
-    pub fn with_principal(mut self, principal: Principal) -> Self {
-        let Some(channel) = Arc::get_mut(&mut self.info.channel) else {
-            panic!("Ctx::with_principal is for contexts made by Ctx::for_test");
-        };
-        channel.set_principal(principal);
-        self
-    }
-
-    /// Marks a context made by [`Ctx::for_test`] as cancelled by the client, to test how a
-    /// handler ends then: `ctx.is_cancelled()` turns `true` and `ctx.cancelled()` resolves.
-    pub fn cancel_for_test(&self) {
-        self.info.cancel.cancel();
+    /// Everything the runtime knows about this call.
+    pub(crate) fn call_info(&self) -> &CallInfo {
+        &self.info
     }
 
     /// A declared failure: the entry's code, its `when` as the message, its reason and its

@@ -1,4 +1,4 @@
-//! The road every family's request travels, written once. `tools/call` (`protocol::dispatch`),
+//! The road every family's request travels, written once. `tools/call` (`features::tools::call`),
 //! `prompts/get`, `resources/read` and `completion/complete` each supply only what is theirs:
 //! *resolve* (find what the request names), *run* (its handler, once per round) and *shape*
 //! (its answer). The rest is here, in this order:

@@ -10,12 +10,13 @@ use crate::auth::principal::Principal;
 use crate::auth::principal::grants;
 use crate::context::ask;
 use crate::context::ctx::Caller;
+use crate::features::Shared;
 use crate::features::call::near;
 use crate::features::completion::{self, CompletionRequest, Ref};
+use crate::features::page::{cursor_for, page_index};
 use crate::features::{prompts, resources};
 use crate::rpc::era::Client;
 use crate::rpc::jsonrpc::RpcError;
-use crate::server::{Shared, cursor_for, page_index};
 
 /// A request for a feature that runs in a task of its own (its handler is the author's).
 pub(crate) enum Feature {

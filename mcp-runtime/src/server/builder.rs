@@ -6,12 +6,15 @@ use std::time::Duration;
 
 use crate::features::prompts::{PromptDef, PromptSpec, Prompts};
 use crate::features::resources::{ResourceDef, ResourceSpec, Resources};
+use crate::features::tools::tool::{ToolDef, ToolSpec};
 use crate::state::seal::Sealer;
 use crate::state::store::{AppData, StateStore, StoreError, Stores};
-use crate::tools::tool::{ToolDef, ToolSpec};
 
-use super::{CacheScope, Error, Options, PolicyRequest, Refusal, Registered, Server, Shared, Tools};
+use super::{CacheScope, Error, PolicyRequest, Refusal, Server};
+use crate::features::Shared;
+use crate::features::tools::{Registered, Tools};
 use crate::hooks::{Hook, Hooks};
+use crate::options::Options;
 
 /// Builds a [`Server`]; see [`Server::builder`].
 ///
@@ -461,8 +464,8 @@ impl ServerBuilder {
 
     /// The caller of every request that arrives where no authorization is configured: stdio,
     /// in-process calls ([`Server::call`], `Server::connect`, `TestClient`), and HTTP without
-    /// `authorization` (feature `http`) when no middleware put a [`Principal`](crate::Principal) in the
-    /// request. Default [`Principal::local`](crate::Principal::local), which holds every scope: a local process is
+    /// `authorization` (feature `http`) when no middleware put a [`Principal`](crate::auth::principal::Principal) in the
+    /// request. Default [`Principal::local`](crate::auth::principal::Principal::local), which holds every scope: a local process is
     /// authorized by whoever starts it. Declared `scopes(..)`, `ctx.require_scopes(..)`,
     /// [`hide_unauthorized_tools`](Self::hide_unauthorized_tools) and scoped resources and
     /// prompts apply to it as to a token's principal, so a narrower one limits what local
@@ -490,7 +493,7 @@ impl ServerBuilder {
     /// Behind your own HTTP authentication (a middleware that inserts a `Principal`), set a
     /// local principal without scopes, `Principal::default()`, so that a request it lets
     /// through without one holds none.
-    pub fn local_principal(mut self, principal: crate::Principal) -> Self {
+    pub fn local_principal(mut self, principal: crate::auth::principal::Principal) -> Self {
         self.options.local_principal = std::sync::Arc::new(principal.into_local());
         self
     }
@@ -661,7 +664,7 @@ pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Optio
     let timeout = spec.timeout_ms.map(Duration::from_millis).or(options.default_timeout);
     let header_params = crate::schema::generate::header_params(&input.schema).map_err(invalid("input"))?;
     let wrap_result = output.as_ref().is_some_and(|o| o.wrapped);
-    let failures_meta = options.list_failures.then(|| super::list::failures_meta(&spec)).flatten();
+    let failures_meta = options.list_failures.then(|| crate::features::tools::list::failures_meta(&spec)).flatten();
     Ok(Registered {
         descriptor_output: output.map(|o| o.schema),
         failures_meta,
@@ -674,6 +677,6 @@ pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Optio
         disabled,
         timeout,
         header_params,
-        pace: crate::tools::pace::Pace::default(),
+        pace: crate::features::tools::pace::Pace::default(),
     })
 }

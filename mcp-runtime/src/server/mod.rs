@@ -1,39 +1,24 @@
-//! `Server`: the registry of tools, resources and prompts, built once (`builder`) with its
-//! options and limits (`options`). Schemas are generated, post-processed and compiled into
-//! validators when a tool is registered, and `tools/list` pages are serialized then
-//! (`list`), so that a call does no schema work.
+//! `Server`: the public handle of a server, built once (`builder`) with its options and
+//! limits. Schemas are generated, post-processed and compiled into validators when a tool is
+//! registered, and `tools/list` pages are serialized then (`features::tools::list`), so that
+//! a call does no schema work.
 
 mod builder;
-mod list;
-mod options;
 
 use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
-use std::time::Duration;
+use std::sync::Arc;
 
 use serde_json::Value;
-use serde_json::value::RawValue;
 
-use crate::auth::principal::Principal;
-use crate::context::ctx::{Caller, CancelState, Notices};
+use crate::features::Shared;
 use crate::features::prompts::{PromptDef, PromptSpec, Prompts};
-use crate::features::resources::Resources;
-use crate::rpc::channel::Channel;
-use crate::rpc::era::Client;
-use crate::state::store::Stores;
-use crate::tools::tool::ToolDef;
+use crate::features::tools::list::descriptor;
+use crate::features::tools::tool::ToolDef;
 
-pub use crate::context::ctx::BoxFuture;
-pub use crate::schema::generate::InputSpec;
-pub use crate::tools::tool::ToolSpec;
+pub use crate::features::tools::list::FAILURES_META_KEY;
+pub use crate::options::CacheScope;
 pub(crate) use builder::register;
 pub use builder::{ServerBuilder, store_from_url};
-pub use list::FAILURES_META_KEY;
-use list::list_pages;
-pub(crate) use list::{cursor_for, page_index};
-pub use options::CacheScope;
-pub(crate) use options::Options;
 
 /// Why a server could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -112,194 +97,6 @@ pub(crate) fn asking_tools(tools: &[String]) -> String {
         "{noun} `{}` {verb} the client (elicitation, sampling, roots or consent), but the server serves HTTP without sessions (`stateless_http(true)`, `--stateless`), where a 2025-era client cannot be asked anything",
         tools.join("`, `")
     )
-}
-
-/// One registered tool, ready to serve.
-pub(crate) struct Registered {
-    pub(crate) spec: ToolSpec,
-    pub(crate) input_validator: jsonschema::Validator,
-    /// The input schema as listed (hints read property order and `$defs` from it).
-    pub(crate) input_schema: Value,
-    /// Optional root properties whose Rust type takes `null`: a `null` sent for one of them
-    /// is read as absent (the listed schema does not allow `null`, for portability).
-    pub(crate) null_means_absent: Box<[String]>,
-    pub(crate) output_validator: Option<jsonschema::Validator>,
-    pub(crate) descriptor_output: Option<Value>,
-    /// The declared failure modes as `tools/list` carries them in `_meta`, when listed.
-    pub(crate) failures_meta: Option<Value>,
-    /// The Rust type's schema is not an object: values travel as `{"result": …}`.
-    pub(crate) wrap_result: bool,
-    pub(crate) disabled: Option<String>,
-    pub(crate) timeout: Option<Duration>,
-    /// Parameters mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked on
-    /// 2026-07-28 HTTP calls.
-    pub(crate) header_params: Box<[crate::schema::generate::HeaderParam]>,
-    /// How quickly this fn without `async` has run: where its calls run (see `Pace`).
-    pub(crate) pace: crate::tools::pace::Pace,
-}
-
-impl Registered {
-    /// Whether a call of this tool may run where the transport read it (the stdio reader, the
-    /// HTTP request's task), with no task of its own: a fn without `async`, with no time
-    /// limit (which only the blocking pool can enforce on such a fn), and seen quick often
-    /// enough in a row (`Pace::on_reader`). A call that turns out slow holds the reader for
-    /// its duration, once: its tool's calls run in tasks again until it is seen quick that
-    /// often again, or on the blocking pool once it is seen to block.
-    pub(crate) fn runs_inline(&self) -> bool {
-        self.spec.blocking && self.timeout.is_none() && self.pace.on_reader()
-    }
-
-    /// Where this tool's failures are rendered: with `structuredContent.error` unless the
-    /// tool declares an `outputSchema` and the server keeps the spec's default.
-    pub(crate) fn site(&self, options: &Options) -> crate::rpc::envelope::Site<'_> {
-        crate::rpc::envelope::Site {
-            family: "tool",
-            tool: self.spec.name,
-            contract: self.spec.contract,
-            structured: options.structured_errors || self.output_validator.is_none(),
-            causes: options.error_causes,
-        }
-    }
-}
-
-pub(crate) struct Shared {
-    pub(crate) name: String,
-    pub(crate) version: String,
-    pub(crate) instructions: Option<String>,
-    /// `{"name":…,"version":…}`, for modern results' `_meta`.
-    pub(crate) server_info: Box<RawValue>,
-    /// The tools served now; replaced whole when a tool is added or removed (and listeners
-    /// told, on the bus).
-    tools: RwLock<Arc<Tools>>,
-    pub(crate) resources: Resources,
-    /// What listeners hear, on every replica: list changes and resource updates announced by
-    /// the server or a handler, task changes.
-    pub(crate) notices: Arc<Notices>,
-    /// The prompts served now; replaced whole when one is added or removed.
-    prompts: RwLock<Arc<Prompts>>,
-    /// Bumped when the prompt list changes here: a server that had none offers prompts.
-    pub(crate) prompts_changed: tokio::sync::watch::Sender<u64>,
-    pub(crate) options: Options,
-    /// The hooks around every call, and the metrics when the server exports them.
-    pub(crate) observer: crate::observe::Observer,
-    /// App data, the state store and the sealer of `requestState`.
-    pub(crate) stores: Arc<Stores>,
-    /// The tasks of `#[tool(task = ..)]` tools, kept in the state store.
-    pub(crate) tasks: crate::tasks::Tasks,
-    /// Blocking-pool threads handlers may hold at once (`max_in_flight`).
-    pub(crate) blocking: Arc<tokio::sync::Semaphore>,
-}
-
-/// The tools served, with their `tools/list` pages serialized once per era: page `i`
-/// answers cursor `i`.
-pub(crate) struct Tools {
-    pub(crate) all: Vec<Arc<Registered>>,
-    by_name: HashMap<&'static str, usize>,
-    pub(crate) legacy_pages: Vec<Box<RawValue>>,
-    pub(crate) modern_pages: Vec<Box<RawValue>>,
-}
-
-impl Tools {
-    pub(crate) fn get(&self, name: &str) -> Option<&Arc<Registered>> {
-        self.by_name.get(name).map(|&i| &self.all[i])
-    }
-
-    fn new(tools: Vec<Arc<Registered>>, options: &Options, server_info: &RawValue) -> Tools {
-        let by_name = tools.iter().enumerate().map(|(i, t)| (t.spec.name, i)).collect();
-        let legacy_pages = list_pages(&tools, options, None);
-        let modern_pages = list_pages(&tools, options, Some(server_info));
-        Tools { all: tools, by_name, legacy_pages, modern_pages }
-    }
-}
-
-impl Shared {
-    /// What a feature's request may see of this server, for a request of `client` on
-    /// `channel` that `cancel` stops.
-    pub(crate) fn caller<'a>(
-        &'a self,
-        channel: &'a Arc<Channel>,
-        client: &'a Client,
-        cancel: &'a Arc<CancelState>,
-    ) -> Caller<'a> {
-        Caller {
-            channel,
-            hooks: &self.observer.hooks,
-            client,
-            cancel,
-            stores: &self.stores,
-            notices: &self.notices,
-            causes: self.options.error_causes,
-            ask_timeout: self.options.ask_timeout,
-        }
-    }
-
-    /// Whether `tools/list` shows `tool` to a caller with `principal`: always, unless the
-    /// server hides the tools whose scopes the caller lacks.
-    pub(crate) fn lists_to(&self, tool: &Registered, principal: Option<&Principal>) -> bool {
-        !self.options.hide_unauthorized_tools
-            || crate::auth::principal::require(principal, tool.spec.scopes, "").is_ok()
-    }
-
-    /// The `tools/list` pages for a caller with `principal` (modern ones when `modern`): the
-    /// pages made once, unless some listed tool is hidden from this caller.
-    pub(crate) fn list_pages_for<'t>(
-        &self,
-        tools: &'t Tools,
-        principal: Option<&Principal>,
-        modern: bool,
-    ) -> std::borrow::Cow<'t, [Box<RawValue>]> {
-        let made = if modern { &tools.modern_pages } else { &tools.legacy_pages };
-        if tools.all.iter().all(|t| t.disabled.is_some() || self.lists_to(t, principal)) {
-            return std::borrow::Cow::Borrowed(made);
-        }
-        let shown: Vec<Arc<Registered>> = tools.all.iter().filter(|t| self.lists_to(t, principal)).cloned().collect();
-        std::borrow::Cow::Owned(list_pages(&shown, &self.options, modern.then_some(&*self.server_info)))
-    }
-
-    /// Whether the server serves the tool (`tools/call`) or prompt (`prompts/get`) `name`:
-    /// only such names are metric attributes.
-    pub(crate) fn serves(&self, method: &str, name: &str) -> bool {
-        match method {
-            "tools/call" => self.tools().get(name).is_some(),
-            "prompts/get" => self.prompts().get(name).is_some(),
-            _ => false,
-        }
-    }
-
-    /// The tools served now (a consistent set, for the whole of one request).
-    pub(crate) fn tools(&self) -> Arc<Tools> {
-        Arc::clone(&self.tools.read().unwrap_or_else(std::sync::PoisonError::into_inner))
-    }
-
-    /// Whether some tool served now may answer with a task: `server/discover` then offers
-    /// the tasks extension, and `tasks/*` are served.
-    pub(crate) fn has_task_tools(&self) -> bool {
-        self.tools().all.iter().any(|t| t.spec.task.is_some() && t.disabled.is_none())
-    }
-
-    /// The prompts served now.
-    pub(crate) fn prompts(&self) -> Arc<Prompts> {
-        Arc::clone(&self.prompts.read().unwrap_or_else(std::sync::PoisonError::into_inner))
-    }
-
-    /// Whether prompts are a capability of this server (some were registered at build
-    /// time, or added since).
-    pub(crate) fn has_prompts(&self) -> bool {
-        !self.prompts().all.is_empty() || *self.prompts_changed.borrow() > 0
-    }
-
-    /// Replaces the tool set with what `change` makes of it, and tells listeners.
-    fn change_tools(&self, change: impl FnOnce(&mut Vec<Arc<Registered>>) -> bool) -> bool {
-        let mut current = self.tools.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut tools = current.all.clone();
-        if !change(&mut tools) {
-            return false;
-        }
-        *current = Arc::new(Tools::new(tools, &self.options, &self.server_info));
-        drop(current);
-        self.notices.bus.publish(crate::state::bus::Event::ToolsChanged);
-        true
-    }
 }
 
 /// An MCP server: tools, built and validated once; serve it with [`Server::serve_stdio`], or
@@ -411,5 +208,14 @@ impl Server {
     /// `resources/subscribe` for it and to 2026-07-28 listen streams that named it.
     pub fn resource_updated(&self, uri: impl Into<String>) {
         self.shared.notices.resource_updated(uri.into());
+    }
+}
+
+impl Server {
+    /// The descriptors `tools/list` sends (all pages), for inspection and tests.
+    pub fn tool_descriptors(&self) -> Vec<Value> {
+        let descriptor =
+            |tool| serde_json::to_value(descriptor(tool)).unwrap_or_else(|_| unreachable!("descriptors serialize"));
+        self.shared.tools().all.iter().filter(|t| t.disabled.is_none()).map(|t| descriptor(t)).collect()
     }
 }

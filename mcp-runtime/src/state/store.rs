@@ -478,7 +478,7 @@ impl<'a> State<'a> {
     /// ```
     /// # use mcp_runtime::prelude::*;
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), ToolError> {
-    /// # let ctx: Ctx = Ctx::for_test();
+    /// # let ctx: Ctx = mcp_runtime::testing::TestCtx::new().build();
     /// let state = ctx.state();
     /// assert!(state.set_if_absent("title:Launch", &"ISS-1", None).await?);
     /// assert!(!state.set_if_absent("title:Launch", &"ISS-2", None).await?); // taken
@@ -505,7 +505,7 @@ impl<'a> State<'a> {
     /// ```
     /// # use mcp_runtime::prelude::*;
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), ToolError> {
-    /// # let ctx: Ctx = Ctx::for_test();
+    /// # let ctx: Ctx = mcp_runtime::testing::TestCtx::new().build();
     /// let state = ctx.state();
     /// state.set("status", &"open", None).await?;
     /// assert!(state.compare_and_set("status", Some(&"open"), &"closed", None).await?);
@@ -534,7 +534,7 @@ impl<'a> State<'a> {
     /// ```
     /// # use mcp_runtime::prelude::*;
     /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), ToolError> {
-    /// # let ctx: Ctx = Ctx::for_test();
+    /// # let ctx: Ctx = mcp_runtime::testing::TestCtx::new().build();
     /// let state = ctx.state();
     /// assert_eq!(state.increment("next_id", 1).await?, 1);
     /// assert_eq!(state.increment("next_id", 1).await?, 2);

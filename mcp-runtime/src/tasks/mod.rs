@@ -1,7 +1,7 @@
 //! Tasks: the `io.modelcontextprotocol/tasks` extension (SEP-2663), durable across replicas.
 //!
 //! A call of a `#[tool(task = ..)]` tool from a 2026-07-28 client that declared the
-//! extension may go on as a task (`protocol::tasked` decides and runs it). This layer holds
+//! extension may go on as a task (`features::tools::task` decides and runs it). This layer holds
 //! what every replica shares: the record of each task and how it changes (`record`), where
 //! records live (`book`: the server's state store), and [`Tasks`], which answers
 //! `tasks/get`, `tasks/update` and `tasks/cancel` on any replica, tells the bus of every

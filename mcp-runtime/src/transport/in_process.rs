@@ -99,7 +99,7 @@ impl Server {
         &self,
         method: &str,
         params: serde_json::Value,
-        principal: Option<crate::Principal>,
+        principal: Option<crate::auth::principal::Principal>,
     ) -> Result<serde_json::Value, crate::rpc::jsonrpc::RpcError> {
         let written = Arc::new(Outbox::default());
         let mut channel = Channel::in_process(Arc::clone(&written));
@@ -160,7 +160,7 @@ impl Server {
     /// ```
     pub async fn call_as(
         &self,
-        principal: crate::Principal,
+        principal: crate::auth::principal::Principal,
         name: &str,
         arguments: serde_json::Value,
     ) -> mcp_core::CallToolResult {
@@ -169,7 +169,7 @@ impl Server {
 
     async fn call_on(
         &self,
-        principal: Option<crate::Principal>,
+        principal: Option<crate::auth::principal::Principal>,
         name: &str,
         arguments: serde_json::Value,
     ) -> mcp_core::CallToolResult {

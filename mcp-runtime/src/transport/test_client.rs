@@ -162,14 +162,14 @@ impl TestClient {
     /// # Ok(()) }
     /// ```
     #[must_use]
-    pub fn as_principal(mut self, principal: crate::Principal) -> Self {
+    pub fn as_principal(mut self, principal: crate::auth::principal::Principal) -> Self {
         let written = Arc::clone(&self.written);
         self.reopen(written, Some(principal));
         self
     }
 
     /// The same session state on a new channel: its outbox, and who sends its requests.
-    fn reopen(&mut self, written: Arc<Outbox>, principal: Option<crate::Principal>) {
+    fn reopen(&mut self, written: Arc<Outbox>, principal: Option<crate::auth::principal::Principal>) {
         let mut channel = Channel::new(Some(Arc::clone(&written)), None);
         if let Some(principal) = principal {
             channel.set_principal(principal);

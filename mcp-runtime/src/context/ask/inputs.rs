@@ -158,7 +158,7 @@ impl Inputs {
             .hint("Call the tool again without `requestState` and `inputResponses` to start over.")
     }
 
-    /// A round's inputs for a unit test (with [`Ctx::with_inputs`](crate::Ctx::with_inputs)):
+    /// A round's inputs for a unit test (with [`TestCtx::inputs`](crate::testing::TestCtx::inputs)):
     /// `answers` is an object of answers keyed as asked, each as a client sends it
     /// (`{"action": "accept", "content": {…}}`, a sampling result, `{"roots": […]}`), filtered
     /// by `capabilities` as a real request's are (`None`: nothing survives); `state` is the

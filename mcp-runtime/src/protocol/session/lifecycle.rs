@@ -9,10 +9,10 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::{Session, value};
+use crate::features::page::page_index;
 use crate::protocol::router;
 use crate::rpc::era::{Client, Era, LEGACY_VERSIONS, LogLevel, MODERN_VERSIONS};
 use crate::rpc::jsonrpc::{self, RpcError};
-use crate::server::page_index;
 
 impl Session {
     /// A 2025 request answered at once.

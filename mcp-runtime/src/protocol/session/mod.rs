@@ -21,14 +21,14 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::context::ctx::CancelState;
+use crate::features::Shared;
+use crate::features::tools::call::CallRequest;
 use crate::hooks::Answer;
 use crate::observe::Watch;
-use crate::protocol::dispatch::CallRequest;
 use crate::protocol::router::{self, Feature, Listening};
 use crate::rpc::channel::Channel;
 use crate::rpc::era::{self, Claim, Client, Era, LEGACY_VERSIONS, Legacy, MODERN_VERSIONS};
 use crate::rpc::jsonrpc::{self, Incoming, RpcError};
-use crate::server::Shared;
 
 mod forward;
 mod lifecycle;

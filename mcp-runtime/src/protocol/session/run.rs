@@ -1,5 +1,5 @@
 //! A [`Job`] run to its end in its own task, unless the client cancels it (then nothing is
-//! sent): a `tools/call` through `protocol::dispatch`, a task method answered from the state
+//! sent): a `tools/call` through `features::tools::call`, a task method answered from the state
 //! store, a feature's request through `protocol::router`, a listen stream (`listen`); and
 //! the answer, in the request's era, watched until it is sent.
 
@@ -10,14 +10,14 @@ use tracing::Instrument as _;
 
 use super::{Job, Session, Work};
 use crate::context::ask::Reply;
+use crate::context::ctx::BoxFuture;
 use crate::context::ctx::CancelState;
+use crate::features::tools::call::{self, CallRequest};
 use crate::hooks::Answer;
 use crate::observe::Watch;
-use crate::protocol::dispatch::{self, CallRequest};
 use crate::protocol::router::{self, Feature};
 use crate::rpc::era::{Client, Complete};
 use crate::rpc::jsonrpc;
-use crate::server::BoxFuture;
 
 impl Session {
     /// The answer carrying a `tools/call` result, in the request's era.
@@ -61,7 +61,7 @@ impl Session {
         cancel: Arc<CancelState>,
         watch: Watch,
     ) {
-        let call = dispatch::call(&self.shared, &self.channel, &client, req, Arc::clone(&cancel));
+        let call = call::call(&self.shared, &self.channel, &client, req, Arc::clone(&cancel));
         let call = std::pin::pin!(call.instrument(watch.span().clone()));
         let outcome = unless_cancelled(call, &cancel, self.shared.options.cancel_grace).await;
         self.in_flight_map().remove(id.get());

@@ -7,8 +7,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::{Admit, Job, Next, Parked, Seen, Session, Work, shown_id, value};
+use crate::features::tools::call::{self, CallRequest};
 use crate::hooks::Answer;
-use crate::protocol::dispatch::{self, CallRequest};
 use crate::protocol::router::{self, Feature, Listening};
 use crate::rpc::era::Client;
 use crate::rpc::jsonrpc::{self, RpcError};
@@ -63,7 +63,7 @@ impl Session {
                         Ok(Work::Call(req)) => {
                             let mut watch = self.watch(method, id, params);
                             watch.names(&self.shared.observer, &req.name, req.arguments.as_ref());
-                            let result = dispatch::busy(&self.shared, &req.name);
+                            let result = call::busy(&self.shared, &req.name);
                             self.end(watch, Some(&client), Answer::Tool(&result));
                             self.send(self.result(id, &client, result));
                         }
@@ -112,7 +112,7 @@ impl Session {
 /// The `subscriptions/listen` params: `{notifications: {toolsListChanged?, …}}`. Types this
 /// server does not send are left out of the acknowledgement.
 fn listen_request(
-    shared: &crate::server::Shared,
+    shared: &crate::features::Shared,
     client: &Client,
     principal: Option<&crate::auth::principal::Principal>,
     params: Option<&RawValue>,

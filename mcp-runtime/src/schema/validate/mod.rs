@@ -7,8 +7,8 @@
 //! resolved so that texts name the caller's fields, a `required` field says which values it
 //! takes, and a tagged union (serde's internally tagged enum) is resolved by its tag.
 //!
-//! This file holds the entry points (`protocol::dispatch` calls [`invalid_arguments`],
-//! `protocol::handler` calls [`output_detail`]) and the gathering of a value's errors. A
+//! This file holds the entry points (`features::tools::call` calls [`invalid_arguments`],
+//! `features::tools::run` calls [`output_detail`]) and the gathering of a value's errors. A
 //! failure then passes, in order: `walk` (each validator error read against the schema as
 //! listed, into issues, ordered), `unknown` (a key the schema does not accept: what its
 //! object accepts, and the key it is probably a misspelling of), `words` (the text of one

@@ -17,8 +17,8 @@ use super::refuse::{method_not_allowed, refuse, unauthorized, unsupported_versio
 use super::session::HttpSession;
 use super::stream::Budget;
 use super::{VERSION_HEADER, header_str, lock};
+use crate::features::Shared;
 use crate::rpc::era::{LEGACY_VERSIONS, MODERN_VERSIONS};
-use crate::server::Shared;
 
 /// The endpoint's state: the server, the live sessions, and the shutdown signal.
 pub(super) struct Endpoint {

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use super::lock;
 use super::stream::StreamLog;
+use crate::features::Shared;
 use crate::protocol::session::State;
 use crate::rpc::outbox::Outbox;
-use crate::server::Shared;
 
 /// Request streams kept for resumption per session, at most.
 const MAX_STREAMS: usize = 1024;

@@ -3,6 +3,7 @@
 use mcp_runtime::__private::ToolDef;
 use mcp_runtime::ErrorCode;
 use mcp_runtime::prelude::*;
+use mcp_runtime::testing::TestCtx;
 
 /// The failure modes of the item store.
 #[contract]
@@ -66,14 +67,14 @@ fn main() {
     assert_eq!(move_item::spec().contract, <MoveItemError as Contract>::ENTRIES);
 
     // `ctx.fail` takes the reasons of both contracts; the helper serves both tools.
-    let ctx = Ctx::<ImportItemError>::for_test();
+    let ctx = TestCtx::new().build::<ImportItemError>();
     let err = import_item::handler(&ctx, String::new(), 0).unwrap_err();
     assert_eq!((err.code(), err.reason_str()), (ErrorCode::NotFound, Some("no_such_item")));
     let err = import_item::handler(&ctx, "busy".into(), 0).unwrap_err();
     assert_eq!((err.code(), err.reason_str()), (ErrorCode::RateLimited, Some("queue_full")));
     let err = import_item::handler(&ctx, "a".into(), 2 << 20).unwrap_err();
     assert_eq!(err.reason_str(), Some("too_large"));
-    let ctx = Ctx::<MoveItemError>::for_test();
+    let ctx = TestCtx::new().build::<MoveItemError>();
     let err = move_item::handler(&ctx, String::new()).unwrap_err();
     assert_eq!(err.reason_str(), Some("no_such_item"));
     assert_eq!(ctx.recovery_for(QueueError::QueueFull), "Wait a few seconds, then call this tool again.");

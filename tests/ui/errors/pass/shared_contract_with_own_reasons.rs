@@ -2,6 +2,7 @@
 
 use mcp_runtime::__private::ToolDef;
 use mcp_runtime::prelude::*;
+use mcp_runtime::testing::TestCtx;
 use mcp_runtime::{Contract, ErrorCode};
 
 /// The failure modes shared by the item tools.
@@ -39,7 +40,7 @@ fn main() {
     assert_eq!(ImportItemError::TooLarge.as_str(), "too_large");
 
     // `ctx.fail` takes both; the declared hints are there for both.
-    let ctx = Ctx::<ImportItemError>::for_test();
+    let ctx = TestCtx::new().build::<ImportItemError>();
     let shared = import_item::handler(&ctx, String::new(), 0).unwrap_err();
     assert_eq!((shared.code(), shared.reason_str()), (ErrorCode::NotFound, Some("no_such_item")));
     let own = import_item::handler(&ctx, "a".into(), 2 << 20).unwrap_err();

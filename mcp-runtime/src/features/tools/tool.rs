@@ -16,9 +16,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::context::ctx::{BoxFuture, Call, FromCall};
+use crate::features::tools::output::Output;
+use crate::features::tools::params::{self, Param, Reader};
 use crate::schema::generate::InputSpec;
-use crate::tools::output::Output;
-use crate::tools::params::{self, Param, Reader};
 
 /// What [`ToolDef::run`] returns: the handler's future, or why the arguments cannot be read.
 pub type Started<F> = Result<F, ToolError>;

@@ -13,16 +13,18 @@ use mcp_core::{CallToolResult, Content, ErrorCode, ToolError};
 use serde_json::{Map, Value, json};
 
 use crate::context::ask::{CAPABILITY_MISSING, INVALID_STATE};
+use crate::context::ctx::BoxFuture;
 use crate::context::ctx::Call;
 use crate::context::logging::{InCall, Scope};
+use crate::features::Shared;
+use crate::features::tools::Registered;
+use crate::features::tools::output::Output;
 use crate::rpc::catch::CatchUnwind;
 use crate::rpc::channel::Channel;
 use crate::rpc::envelope::{Origin, Site, fail};
 use crate::rpc::era::{Client, Era};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
-use crate::server::{BoxFuture, Registered, Shared};
-use crate::tools::output::Output;
 
 /// The result of a handler's value, or the failure of output that breaks its schema.
 pub(crate) fn finished(tool: &Registered, site: Site<'_>, output: Output, request_id: RequestId) -> CallToolResult {

@@ -40,19 +40,20 @@ use tracing::{Instrument as _, Span};
 use crate::auth::principal;
 use crate::context::ask::{self, Ask, Inputs, Operation, Reply, Sealing};
 use crate::context::ctx::{Call, CancelState, TaskHook};
+use crate::features::Shared;
 use crate::features::call::{Ended, Tool, ended, panicked};
+use crate::features::tools::Registered;
+use crate::features::tools::run::{self, Ran};
+use crate::features::tools::tool::TaskSupport;
 use crate::hooks::Answer;
 use crate::observe::{self, span};
-use crate::protocol::handler::{self, Ran};
 use crate::rpc::channel::Channel;
 use crate::rpc::envelope::{Origin, Site, fail};
 use crate::rpc::era::{Client, Complete, Era};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
-use crate::server::{Registered, Shared};
 use crate::tasks::record::{Record, Seed, error_value};
 use crate::tasks::{self, millis, now_ms};
-use crate::tools::tool::TaskSupport;
 
 /// A task tool's call that does not go on in `dispatch`: it may become a task, or it is
 /// refused.
@@ -297,7 +298,7 @@ impl Job {
                 .info(job.tool.spec.name, job.request_id, job.started, &job.operation, inputs)
                 .with_task(Arc::clone(&job.hook));
             let call = Call { args: Arc::clone(&job.args), info };
-            handler::run(&job.shared, &job.tool, &job.channel, &job.client, call, job.request_id).await
+            run::run(&job.shared, &job.tool, &job.channel, &job.client, call, job.request_id).await
         })
     }
 
@@ -310,11 +311,9 @@ impl Job {
         match ran {
             Ran::Stopped(result) => Outcome::Result(result),
             Ran::Done(caught) => match ended(caught) {
-                Ended::Done(output) => {
-                    Outcome::Result(handler::finished(&self.tool, self.site(), output, self.request_id))
-                }
+                Ended::Done(output) => Outcome::Result(run::finished(&self.tool, self.site(), output, self.request_id)),
                 Ended::Asked(ask) => Outcome::Asked(ask),
-                Ended::Failed(err) => match handler::handler_failed(self.site(), err, &self.client, self.request_id) {
+                Ended::Failed(err) => match run::handler_failed(self.site(), err, &self.client, self.request_id) {
                     Ok(result) => Outcome::Result(result),
                     Err(e) => Outcome::Error(e),
                 },

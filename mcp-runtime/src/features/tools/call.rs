@@ -9,15 +9,16 @@ use serde_json::{Map, Value};
 
 use crate::context::ask::{self, Operation, Reply, Sealing};
 use crate::context::ctx::{Call, CancelState, Progress};
+use crate::features::Shared;
 use crate::features::call::{Handler, Road, Served, Tool, unknown};
-use crate::protocol::handler::{Ran, finished, handler_failed, run};
-use crate::protocol::tasked;
+use crate::features::tools::Tools;
+use crate::features::tools::run::{Ran, finished, handler_failed, run};
+use crate::features::tools::task;
 use crate::rpc::channel::Channel;
 use crate::rpc::envelope::{Origin, Site, display_name, fail};
 use crate::rpc::era::{Client, Era};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
-use crate::server::{Shared, Tools};
 
 /// A `tools/call` whose params have the `CallToolRequest` shape.
 pub(crate) struct CallRequest {
@@ -33,7 +34,7 @@ pub(crate) struct CallRequest {
 /// Runs one call. `Err` only for strict resolution (an unknown or disabled tool as a
 /// protocol error); everything else is a `CallToolResult`. The road (`features::call`) is
 /// every family's; what is a tool's is here: resolve (strict resolution, a disabled tool,
-/// the headers and arguments), run (`handler::run`, or a task's) and shape.
+/// the headers and arguments), run (`run::run`, or a task's) and shape.
 pub(crate) async fn call(
     shared: &Arc<Shared>,
     channel: &Arc<Channel>,
@@ -89,8 +90,8 @@ pub(crate) async fn call(
         Sealing { sealer: &shared.stores.sealer, principal: channel.principal(), operation: &operation, request_id };
     let inputs = ask::incoming(client, &sealing, req.input_responses.as_deref(), req.request_state.as_deref())?;
     // A `#[tool(task = ..)]` tool's call that may become a task, or that is refused for not
-    // being able to, goes its own way (`protocol::tasked`); others go on here.
-    if let Some(diverted) = tasked::divert(tool, shared, channel, client, request_id, road.started) {
+    // being able to, goes its own way (`features::tools::task`); others go on here.
+    if let Some(diverted) = task::divert(tool, shared, channel, client, request_id, road.started) {
         return diverted.serve(args, inputs, operation, cancel).await;
     }
     let progress = req.progress_token.map(|token| Arc::new(Progress::new(token)));
@@ -126,7 +127,7 @@ pub(crate) async fn call(
 /// How one run of a tool's handler ended when it did not fail: its value, or the result the
 /// runtime stopped it with (its time limit).
 enum Step {
-    Output(crate::tools::output::Output),
+    Output(crate::features::tools::output::Output),
     Stopped(CallToolResult),
 }
 

@@ -1,7 +1,7 @@
 //! Compile-time checks for the code `#[tool]` generates: each turns a mistake in a tool's
 //! signature into one error at the user's type, with a message that says the fix.
 //!
-//! Most are probes in the style of [`crate::tools::output`]: `(&&Probe::<T>::new()).method()`
+//! Most are probes in the style of [`crate::features::tools::output`]: `(&&Probe::<T>::new()).method()`
 //! resolves to the working impl when `T` has the needed trait, and otherwise falls through
 //! `Deref` to a method that asks for a trait no type implements, whose
 //! `#[diagnostic::on_unimplemented]` carries the message. (A trait with a blanket impl would
@@ -14,8 +14,8 @@ use mcp_core::{Contract, ToolError};
 use serde::de::DeserializeOwned;
 
 use crate::context::ctx::{Ctx, FromCall};
-use crate::tools::params::Reader;
-use crate::tools::tool::Args;
+use crate::features::tools::params::Reader;
+use crate::features::tools::tool::Args;
 
 /// A probe for a handler's error type `E` (of `Result<T, E>`).
 pub struct ErrorOf<E>(NotAToolError<E>);

@@ -7,14 +7,14 @@ use mcp_core::{Icon, ToolAnnotations};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::rpc::jsonrpc::RpcError;
-
-use super::{CacheScope, Options, Registered, Server};
+use super::Registered;
+use crate::features::page::cursor_for;
+use crate::options::{CacheScope, Options};
 
 /// A tool as `tools/list` describes it, serialized straight from the registry.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Descriptor<'a> {
+pub(crate) struct Descriptor<'a> {
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     title: Option<&'a str>,
@@ -75,7 +75,7 @@ impl serde::Serialize for Meta<'_> {
 
 /// The `_meta` value of a tool's declared failure modes ([`FAILURES_META_KEY`]): `None` for
 /// a tool that declares none, or when the author's own `meta(..)` names the key.
-pub(super) fn failures_meta(spec: &crate::tools::tool::ToolSpec) -> Option<Value> {
+pub(crate) fn failures_meta(spec: &super::tool::ToolSpec) -> Option<Value> {
     if spec.contract.is_empty() || spec.meta.iter().any(|(k, _)| *k == FAILURES_META_KEY) {
         return None;
     }
@@ -93,7 +93,8 @@ pub(super) fn failures_meta(spec: &crate::tools::tool::ToolSpec) -> Option<Value
     Some(Value::Array(entries.collect()))
 }
 
-fn descriptor(tool: &Registered) -> Descriptor<'_> {
+/// What `tools/list` says of `tool`.
+pub(crate) fn descriptor(tool: &Registered) -> Descriptor<'_> {
     let spec = &tool.spec;
     Descriptor {
         name: spec.name,
@@ -126,7 +127,7 @@ struct ListPage<'a> {
 }
 
 /// The `tools/list` pages: legacy ones, or modern ones naming the server (`server_info`).
-pub(super) fn list_pages(
+pub(crate) fn list_pages(
     tools: &[Arc<Registered>],
     options: &Options,
     server_info: Option<&RawValue>,
@@ -152,34 +153,4 @@ pub(super) fn list_pages(
                 .unwrap_or_else(|_| unreachable!("descriptors serialize: string keys, JSON values"))
         })
         .collect()
-}
-
-impl Server {
-    /// The descriptors `tools/list` sends (all pages), for inspection and tests.
-    pub fn tool_descriptors(&self) -> Vec<Value> {
-        let descriptor =
-            |tool| serde_json::to_value(descriptor(tool)).unwrap_or_else(|_| unreachable!("descriptors serialize"));
-        self.shared.tools().all.iter().filter(|t| t.disabled.is_none()).map(|t| descriptor(t)).collect()
-    }
-}
-
-/// Cursors are opaque to clients: `page-<n>`.
-pub(crate) fn cursor_for(page: usize) -> String {
-    format!("page-{page}")
-}
-
-/// The page (of `pages`) a list request's `cursor` names: 0 without one; `-32602` for a
-/// cursor this server did not hand out, saying to `restart` (list again without a cursor).
-pub(crate) fn page_index(params: Option<&Value>, pages: usize, restart: &str) -> Result<usize, RpcError> {
-    match params.and_then(|p| p.get("cursor")) {
-        None | Some(Value::Null) => Ok(0),
-        Some(Value::String(cursor)) => {
-            cursor.strip_prefix("page-").and_then(|n| n.parse().ok()).filter(|&p| p > 0 && p < pages).ok_or_else(|| {
-                RpcError::invalid_params(format!(
-                    "Invalid params: unknown cursor; {restart} without a cursor to start over"
-                ))
-            })
-        }
-        Some(_) => Err(RpcError::invalid_params("Invalid params: `cursor` must be a string")),
-    }
 }
