@@ -206,13 +206,13 @@ timeout 300 cargo bench --profile dev -p mcp-tests --bench soak -- --seconds 30 
 
 step "the envelope, classification and hint suites again, over Streamable HTTP"
 MCP_TEST_TRANSPORT=http cargo test -p mcp-tests --no-fail-fast \
-  --test envelope --test classification --test invalid_arguments --test output_schema_errors --test schemas
+  --test tools -- envelope:: classification:: invalid_arguments:: output_schema_errors:: schemas::
 
 step "the same suites in the 2026-07-28 era (per-request _meta, no initialize), over stdio, then HTTP"
 MCP_TEST_ERA=modern cargo test -p mcp-tests --no-fail-fast \
-  --test envelope --test classification --test invalid_arguments --test output_schema_errors --test schemas
+  --test tools -- envelope:: classification:: invalid_arguments:: output_schema_errors:: schemas::
 MCP_TEST_ERA=modern MCP_TEST_TRANSPORT=http cargo test -p mcp-tests --no-fail-fast \
-  --test envelope --test classification --test invalid_arguments --test output_schema_errors --test schemas
+  --test tools -- envelope:: classification:: invalid_arguments:: output_schema_errors:: schemas::
 
 step "spec schemas: tests/spec/*.json are what the spec's generator makes of the vendored .ts"
 bash tests/spec/generate.sh --check

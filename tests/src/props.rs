@@ -1,5 +1,5 @@
 //! The properties the fuzz targets (`fuzz/`) check, written once: their smoke runs in
-//! `tests/tests/fuzz_smoke.rs` (proptest, on stable, in `scripts/test.sh`) and the long
+//! `tests/tests/hostile/fuzz_smoke.rs` (proptest, on stable, in `scripts/test.sh`) and the long
 //! campaigns (`cargo fuzz`) call the same functions. Each returns `Err` with what broke, never
 //! panics on its own account: a panic is the code under test's.
 
@@ -880,7 +880,7 @@ impl HttpTarget {
 }
 
 /// The fuzz targets, one function each from libFuzzer's bytes to a checked property: the
-/// `fuzz/` campaigns call them, and `tests/tests/fuzz_replay.rs` replays every committed seed
+/// `fuzz/` campaigns call them, and `tests/tests/hostile/fuzz_replay.rs` replays every committed seed
 /// and past finding through them on stable Rust. Bytes are decoded with `arbitrary` as
 /// cargo-fuzz's `fuzz_target!` decodes a typed input (`arbitrary_take_rest`); bytes that do not
 /// decode are no input (`Ok`).

@@ -7,7 +7,7 @@
 //! itself (no task, no thread hop; its answer goes out in the same write as the answers to
 //! every other line that was already read). Should such a call turn slow, it holds the loop
 //! for its duration once: that run marks the tool blocking, and its calls go to the blocking
-//! pool from then on (`tests/tests/stdio_inline.rs`).
+//! pool from then on (`tests/tests/protocol/stdio_inline.rs`).
 //!
 //! Memory stays bounded by the configured limits whatever the client does:
 //! - answers: while 64 KiB wait to be written, requests are not served but parked, and

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 /// A nested argument type.
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Default)]
-pub struct Point {
+pub(crate) struct Point {
     /// Across.
     x: i32,
     /// Down.

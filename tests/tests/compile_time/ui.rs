@@ -2,7 +2,7 @@
 //! make has a case under `tests/ui/<topic>/fail/` with the exact diagnostic in its `.stderr`,
 //! and every accepted shape a case under `tests/ui/<topic>/pass/`.
 //!
-//! Regenerate the snapshots with `TRYBUILD=overwrite cargo test -p mcp-tests --test ui` and
+//! Regenerate the snapshots with `TRYBUILD=overwrite cargo test -p mcp-tests --test compile_time ui` and
 //! read the diff.
 
 #[test]
