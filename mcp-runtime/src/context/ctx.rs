@@ -775,6 +775,8 @@ pub(crate) struct Caller<'a> {
     pub(crate) notices: &'a Arc<Notices>,
     /// `ServerBuilder::error_causes`.
     pub(crate) causes: usize,
+    /// The draft failure standards the server speaks.
+    pub(crate) drafts: crate::rpc::envelope::Drafts,
     /// `ServerBuilder::ask_timeout`: how long the shim waits for each answer.
     pub(crate) ask_timeout: std::time::Duration,
 }

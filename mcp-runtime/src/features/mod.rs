@@ -73,6 +73,7 @@ impl Shared {
             stores: &self.stores,
             notices: &self.notices,
             causes: self.options.error_causes,
+            drafts: self.options.drafts,
             ask_timeout: self.options.ask_timeout,
         }
     }

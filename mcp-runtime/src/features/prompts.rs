@@ -188,9 +188,9 @@ pub(crate) async fn get(
             &shown,
             listed(prompts, caller.channel.principal()),
         );
-        return Err(road.refuse(site(&shown, &[], 0), err));
+        return Err(road.refuse(site(&shown, &[], caller), err));
     };
-    let site = site(prompt.name, prompt.contract, caller.causes);
+    let site = site(prompt.name, prompt.contract, caller);
     let sent = params.and_then(|p| p.get("arguments"));
     road.admit(site, prompt.scopes, prompt.name, sent).await?;
     let arguments = match sent {
@@ -227,8 +227,8 @@ fn listed<'p>(prompts: &'p Prompts, principal: Option<&'p Principal>) -> impl It
 }
 
 /// Where a prompt's failure is logged and how it is rendered.
-fn site<'a>(name: &'a str, contract: &'static [ContractEntry], causes: usize) -> Site<'a> {
-    Site { family: "prompt", tool: name, contract, structured: true, causes }
+fn site<'a>(name: &'a str, contract: &'static [ContractEntry], caller: &Caller<'_>) -> Site<'a> {
+    Site { family: "prompt", tool: name, contract, structured: true, causes: caller.causes, drafts: caller.drafts }
 }
 
 /// What is wrong with the arguments sent, if anything: the first unknown name, missing

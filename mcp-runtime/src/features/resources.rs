@@ -350,8 +350,16 @@ pub(crate) struct Registered {
 }
 
 impl Registered {
-    fn site(&self, causes: usize) -> Site<'_> {
-        Site { family: "resource", tool: self.spec.name, contract: self.spec.contract, structured: true, causes }
+    fn site(&self, caller: &Caller<'_>) -> Site<'_> {
+        let (causes, drafts) = (caller.causes, caller.drafts);
+        Site {
+            family: "resource",
+            tool: self.spec.name,
+            contract: self.spec.contract,
+            structured: true,
+            causes,
+            drafts,
+        }
     }
 }
 
@@ -413,10 +421,8 @@ pub(crate) async fn list(caller: &Caller<'_>, resources: &Resources) -> Result<V
                 let request_id = RequestId::generate();
                 let listed = CatchUnwind((list)(caller.call(spec.name, Value::Null, request_id))).await;
                 let listed = match listed {
-                    Ok(listed) => {
-                        listed.map_err(|e| fail_rpc(r.site(caller.causes), e, request_id, Origin::Handler, None))?
-                    }
-                    Err(payload) => return Err(panicked::<ResourceRead>(r.site(caller.causes), &*payload, request_id)),
+                    Ok(listed) => listed.map_err(|e| fail_rpc(r.site(caller), e, request_id, Origin::Handler, None))?,
+                    Err(payload) => return Err(panicked::<ResourceRead>(r.site(caller), &*payload, request_id)),
                 };
                 for mut resource in listed {
                     if resource.mime_type.is_none() {
@@ -504,11 +510,18 @@ pub(crate) async fn read(
             listed,
         )
         .data(json!({"uri": uri}));
-        let site = Site { family: "resource", tool: &shown, contract: &[], structured: true, causes: 0 };
+        let site = Site {
+            family: "resource",
+            tool: &shown,
+            contract: &[],
+            structured: true,
+            causes: 0,
+            drafts: crate::rpc::envelope::Drafts::default(),
+        };
         return Err(road.fail(site, err, Origin::Refusal, Some(not_found)));
     };
     let spec = &resource.spec;
-    let site = resource.site(caller.causes);
+    let site = resource.site(caller);
     road.admit(site, spec.scopes, &uri, None).await?;
     let names = resource.template.iter().flat_map(UriTemplate::variables);
     let args: Map<String, Value> = names.zip(values).map(|(n, v)| (n.to_owned(), Value::String(v))).collect();

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use mcp_core::{CallToolResult, Content, ContractEntry, Severity, ToolError};
+use mcp_core::{CallToolResult, Content, ContractEntry, ErrorCode, Severity, ToolError};
 use serde_json::{Map, Value};
 
 use crate::rpc::request_id::RequestId;
@@ -36,7 +36,25 @@ pub(crate) struct Site<'a> {
     pub(crate) structured: bool,
     /// At most this many bytes of a plain error's cause chain go into its message (0: none).
     pub(crate) causes: usize,
+    /// The draft failure standards the server speaks (off unless set).
+    pub(crate) drafts: Drafts,
 }
+
+/// The draft failure standards a server opts into while they are drafts
+/// (docs/errors.md#the-draft-failure-standards).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Drafts {
+    /// SEP-3313: every `isError` result carries [`TOOL_FAILURE_KEY`] in its `_meta`.
+    pub(crate) tool_failure_meta: bool,
+    /// SEP-3304: a rate-limit refusal that is a protocol error has code [`RATE_LIMITED`].
+    pub(crate) rate_limited_code: bool,
+}
+
+/// The `_meta` key of the structured failure (SEP-3313, a draft).
+pub(crate) const TOOL_FAILURE_KEY: &str = "io.modelcontextprotocol/toolFailure";
+
+/// The protocol error code of a rate-limit refusal (SEP-3304, a draft).
+pub(crate) const RATE_LIMITED: i32 = -32023;
 
 /// The caller's tool name, safe to show: control characters removed, cut at 128
 /// characters followed by `…`.
@@ -82,6 +100,11 @@ pub(crate) fn fail(
     }
     log(site, &error, request_id, entry, origin, None);
     let mut result = render(&error, request_id, issues, !site.structured);
+    if site.drafts.tool_failure_meta {
+        let mut meta = Map::with_capacity(1);
+        meta.insert(TOOL_FAILURE_KEY.into(), tool_failure(&error, request_id));
+        result.meta = Some(meta);
+    }
     if !site.structured
         && let Some(mut structured) = result.structured_content.take()
     {
@@ -211,11 +234,57 @@ pub(crate) fn fail_rpc(
     log(site, &error, request_id, entry, origin, code);
     let hint = error.hint_str().filter(|h| !h.is_empty());
     let data = data(&error, hint, request_id, None);
+    let rate_limited = site.drafts.rate_limited_code && error.code() == ErrorCode::RateLimited;
     crate::rpc::jsonrpc::RpcError {
-        code: code.unwrap_or_else(|| error.code().as_i32()),
+        code: code.unwrap_or_else(|| if rate_limited { RATE_LIMITED } else { error.code().as_i32() }),
         message: error.message_str().to_owned(),
         data: Some(Value::Object(data)),
     }
+}
+
+/// The structured failure of SEP-3313 (a draft), mapped from the envelope: `code` is the
+/// reason (else the draft's baseline code for the error code), `agentGuidance` the recovery
+/// hint, `retryable` as declared, `correlationId` the request id, `class` from the error code,
+/// and `retryNotBefore` (epoch milliseconds) when the error says `data.retryAfterMs`.
+fn tool_failure(error: &ToolError, request_id: RequestId) -> Value {
+    let code = error.code();
+    let class = match code {
+        ErrorCode::Unauthorized | ErrorCode::Forbidden => "governance",
+        ErrorCode::InvalidParams
+        | ErrorCode::NotFound
+        | ErrorCode::ValidationError
+        | ErrorCode::Conflict
+        | ErrorCode::MethodNotFound
+        | ErrorCode::InvalidRequest
+        | ErrorCode::ParseError
+        | ErrorCode::SerializationError => "capability",
+        _ => "reliability",
+    };
+    let baseline = match code {
+        ErrorCode::NotFound => "resource_not_found",
+        ErrorCode::InvalidParams | ErrorCode::ValidationError => "invalid_input",
+        ErrorCode::ServiceUnavailable | ErrorCode::Timeout | ErrorCode::RateLimited => "retryable_transient_error",
+        ErrorCode::Unauthorized => "auth_required",
+        ErrorCode::Forbidden => "permission_denied",
+        ErrorCode::MethodNotFound => "capability_unsupported",
+        _ => "internal_error",
+    };
+    let mut failure = Map::with_capacity(6);
+    failure.insert("class".into(), Value::from(class));
+    failure.insert("code".into(), Value::from(error.reason_str().unwrap_or(baseline)));
+    if let Some(retryable) = error.is_retryable() {
+        failure.insert("retryable".into(), Value::Bool(retryable));
+    }
+    if let Some(after) = error.data_map().get("retryAfterMs").and_then(Value::as_u64) {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+        let at = u64::try_from(now).unwrap_or(u64::MAX).saturating_add(after);
+        failure.insert("retryNotBefore".into(), Value::from(at));
+    }
+    failure.insert("correlationId".into(), Value::from(request_id.as_str()));
+    if let Some(hint) = error.hint_str().filter(|h| !h.is_empty()) {
+        failure.insert("agentGuidance".into(), Value::from(hint));
+    }
+    Value::Object(failure)
 }
 
 /// `error.data` of the envelope: the error's own data, then reason, retryable, the recovery

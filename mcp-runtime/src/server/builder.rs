@@ -442,6 +442,26 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether every `isError` result also carries the failure in the place the draft
+    /// SEP-3313 proposes (default off while it is a draft):
+    /// `_meta["io.modelcontextprotocol/toolFailure"] = {class, code, retryable, retryNotBefore,
+    /// correlationId, agentGuidance}`, mapped from the envelope (`code` is the reason,
+    /// `agentGuidance` the recovery hint, `correlationId` the request id; `class` by the error
+    /// code: docs/errors.md#the-draft-failure-standards). In both eras and on tasks' results.
+    pub fn tool_failure_meta(mut self, on: bool) -> Self {
+        self.options.drafts.tool_failure_meta = on;
+        self
+    }
+
+    /// Whether a rate-limit refusal that is a protocol error (a `resources/read`,
+    /// `prompts/get` or `completion/complete` refused by [`RateLimit`](crate::RateLimit)) has
+    /// the code `-32023` of the draft SEP-3304, with `data.retryAfterMs` (default off: `-32003`,
+    /// with the same data). A `tools/call` refusal stays a tool execution error.
+    pub fn rate_limited_code(mut self, on: bool) -> Self {
+        self.options.drafts.rate_limited_code = on;
+        self
+    }
+
     /// Whether `tools/list` carries each tool's declared failure modes (default on): a tool
     /// with `#[errors(...)]` or a `contract` lists them in its `_meta` under
     /// [`FAILURES_META_KEY`](crate::FAILURES_META_KEY), one object per reason in declaration

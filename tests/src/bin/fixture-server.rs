@@ -8,6 +8,10 @@
 //!   also for tools with an output schema (any other value, or unset: the default);
 //! - `FIXTURE_LIST_FAILURES=off`: `tools/list` without the declared failure modes in each
 //!   tool's `_meta` (`list_failures(false)`);
+//! - `FIXTURE_TOOL_FAILURE_META=1`: every `isError` result also carries
+//!   `_meta["io.modelcontextprotocol/toolFailure"]` (`tool_failure_meta`, the draft SEP-3313);
+//!   `FIXTURE_RATE_LIMITED_CODE=1`: a rate-limit refusal that is a protocol error has code
+//!   `-32023` (`rate_limited_code`, the draft SEP-3304);
 //! - `FIXTURE_MAX_IN_FLIGHT=<calls>`, `FIXTURE_MAX_QUEUED_BYTES=<bytes>`,
 //!   `FIXTURE_DEFAULT_TIMEOUT_MS=<ms>`, `FIXTURE_ASK_TIMEOUT_MS=<ms>`: the server limits of
 //!   the same names;
@@ -80,7 +84,9 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .configure(mcp_tests::fixture::builder(strict))
         .otel()
         .structured_errors_always(std::env::var("FIXTURE_STRUCTURED_ERRORS").is_ok_and(|v| v == "always"))
-        .list_failures(!std::env::var("FIXTURE_LIST_FAILURES").is_ok_and(|v| v == "off"));
+        .list_failures(!std::env::var("FIXTURE_LIST_FAILURES").is_ok_and(|v| v == "off"))
+        .tool_failure_meta(std::env::var("FIXTURE_TOOL_FAILURE_META").is_ok_and(|v| v == "1"))
+        .rate_limited_code(std::env::var("FIXTURE_RATE_LIMITED_CODE").is_ok_and(|v| v == "1"));
     if let Some(n) = number("FIXTURE_MAX_IN_FLIGHT") {
         builder = builder.max_in_flight(usize::try_from(n).unwrap_or(usize::MAX));
     }

@@ -127,3 +127,21 @@ fn new_sessions_from_one_address_share_its_bucket() {
     }
     assert_eq!(passed, 5, "one address, one budget of 5 calls per minute, however many sessions it opens");
 }
+
+/// A rate-limit refusal that is a protocol error (a `resources/read`): `-32003` by default,
+/// `-32023` with `data.retryAfterMs` under the draft SEP-3304's switch.
+#[test]
+fn a_rate_limited_read_is_32023_with_retry_after_under_the_draft_switch() {
+    for (switch, code) in [("1", -32023), ("0", -32003)] {
+        let mut c = Client::spawn(FIXTURE, &[("FIXTURE_RATE_LIMIT", "1/min"), ("FIXTURE_RATE_LIMITED_CODE", switch)]);
+        c.initialize();
+        let first = c.roundtrip("resources/read", json!({"uri": "secret://alpha"}));
+        assert!(first.get("result").is_some(), "the budget's one read: {first}");
+        let second = c.roundtrip("resources/read", json!({"uri": "secret://alpha"}));
+        let error = &second["error"];
+        assert_eq!(error["code"], code, "FIXTURE_RATE_LIMITED_CODE={switch}: {second}");
+        assert_eq!(error["data"]["reason"], "rate_limited", "{second}");
+        let wait = error["data"]["retryAfterMs"].as_u64().expect("retryAfterMs");
+        assert!((1..=60_000).contains(&wait), "one read a minute: {wait}");
+    }
+}

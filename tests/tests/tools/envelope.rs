@@ -274,3 +274,104 @@ async fn the_in_process_call_path_yields_the_same_envelopes() {
         assert_eq!(wire, expected, "arguments {args}");
     }
 }
+
+/// The `_meta` key of the draft SEP-3313's structured failure.
+const TOOL_FAILURE: &str = "io.modelcontextprotocol/toolFailure";
+
+/// The envelope's terms of an error result, as the draft's object maps them: `code` the
+/// reason (`None`: the result has none), `retryable`, `agentGuidance` the recovery hint,
+/// `correlationId` the request id; read from `structuredContent.error`, or from the text
+/// where a tool's `outputSchema` keeps it out.
+fn terms(result: &Value) -> (Option<String>, Option<bool>, Option<String>, String, i64) {
+    if let Some(error) = result.pointer("/structuredContent/error") {
+        let data = &error["data"];
+        return (
+            data["reason"].as_str().map(str::to_owned),
+            data["retryable"].as_bool(),
+            data.pointer("/recovery/hint").and_then(Value::as_str).map(str::to_owned),
+            data["requestId"].as_str().expect("a request id").to_owned(),
+            error["code"].as_i64().expect("a code"),
+        );
+    }
+    let text = result["content"][0]["text"].as_str().expect("an error text");
+    let line = text.rsplit_once("\n\n(").expect("a terms line").1.trim_end_matches(')');
+    let mut parts = line.split(" · ");
+    let mut reason = None;
+    let mut retryable = None;
+    let mut rid = String::new();
+    for part in parts.by_ref() {
+        if let Some(r) = part.strip_prefix("reason ") {
+            reason = Some(r.to_owned());
+        } else if part == "retryable" {
+            retryable = Some(true);
+        } else if part == "not retryable" {
+            retryable = Some(false);
+        } else if let Some(id) = part.strip_prefix("request ") {
+            rid = id.to_owned();
+        }
+    }
+    let hint = text.split_once("\n\nRecovery: ").map(|(_, rest)| rest.split("\n\n").next().unwrap_or("").to_owned());
+    // A result without structuredContent.error here is an output-schema failure: -32603.
+    (reason, retryable, hint, rid, -32603)
+}
+
+/// The draft's `class` of an error code (docs/errors.md#the-draft-failure-standards).
+fn class(code: i64) -> &'static str {
+    match code {
+        -32005 | -32006 => "governance",
+        -32602 | -32001 | -32007 | -32002 | -32601 | -32600 | -32700 | -32070 => "capability",
+        _ => "reliability",
+    }
+}
+
+#[test]
+fn with_the_mirror_on_every_error_result_carries_the_tool_failure_mapped_from_the_envelope() {
+    let calls = [
+        ("fetch_items", json!({"ids": []})),
+        ("fetch_items", json!({"ids": ["a1"], "mode": "queue"})),
+        ("fetch_items", json!({"ids": ["a1"], "mode": "service"})),
+        ("fetch_items", json!({"ids": ["a1"], "mode": "retry_only"})),
+        ("fetch_items", json!({"ids": ["a1"], "mode": "plain"})),
+        ("fetch_items", json!({"ids": "a1"})),
+        ("ehco", json!({})),
+        ("legacy_report", json!({})),
+        ("boom", json!({})),
+        ("bad_output", json!({"kind": "range"})),
+    ];
+    for on in [true, false] {
+        let mut c = Client::spawn(
+            env!("CARGO_BIN_EXE_fixture-server"),
+            &[("FIXTURE_TOOL_FAILURE_META", if on { "1" } else { "0" })],
+        );
+        c.initialize();
+        for (name, args) in &calls {
+            let result = c.call(name, args.clone());
+            assert_eq!(result["isError"], true, "{name} {args}: {result}");
+            let failure = result.pointer(&format!("/_meta/{}", TOOL_FAILURE.replace('/', "~1")));
+            if !on {
+                assert_eq!(failure, None, "{name} {args}: the mirror is off: {result}");
+                continue;
+            }
+            let (reason, retryable, hint, rid, code) = terms(&result);
+            let mut expected = serde_json::Map::new();
+            expected.insert("class".into(), json!(class(code)));
+            if let Some(reason) = reason {
+                expected.insert("code".into(), json!(reason));
+            }
+            if let Some(retryable) = retryable {
+                expected.insert("retryable".into(), json!(retryable));
+            }
+            expected.insert("correlationId".into(), json!(rid));
+            if let Some(hint) = hint {
+                expected.insert("agentGuidance".into(), json!(hint));
+            }
+            let failure = failure.unwrap_or_else(|| panic!("{name} {args}: no {TOOL_FAILURE}: {result}"));
+            if !expected.contains_key("code") {
+                // No reason in the envelope: the draft's baseline code for the error code.
+                assert!(failure["code"].is_string(), "{name} {args}: {failure}");
+                expected.insert("code".into(), failure["code"].clone());
+            }
+            assert_eq!(failure, &Value::Object(expected), "{name} {args}: {result}");
+        }
+    }
+}

@@ -191,7 +191,14 @@ fn unknown_tool(
         &shown,
         listed.map(|t| t.spec.name),
     );
-    let site = Site { family: "tool", tool: &shown, contract: &[], structured: true, causes: 0 };
+    let site = Site {
+        family: "tool",
+        tool: &shown,
+        contract: &[],
+        structured: true,
+        causes: 0,
+        drafts: shared.options.drafts,
+    };
     Ok(road.refuse(site, err))
 }
 
@@ -201,7 +208,14 @@ pub(crate) fn busy(shared: &Shared, name: &str) -> CallToolResult {
     let tools = shared.tools();
     let site = match tools.get(name) {
         Some(tool) => tool.site(&shared.options),
-        None => Site { family: "tool", tool: &shown, contract: &[], structured: true, causes: 0 },
+        None => Site {
+            family: "tool",
+            tool: &shown,
+            contract: &[],
+            structured: true,
+            causes: 0,
+            drafts: shared.options.drafts,
+        },
     };
     let err = ToolError::new(
         ErrorCode::RateLimited,

@@ -70,6 +70,7 @@ impl Registered {
             contract: self.spec.contract,
             structured: options.structured_errors || self.output_validator.is_none(),
             causes: options.error_causes,
+            drafts: options.drafts,
         }
     }
 }

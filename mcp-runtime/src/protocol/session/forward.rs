@@ -63,6 +63,7 @@ impl Session {
                     contract: &[],
                     structured: true,
                     causes: 0,
+                    drafts: self.shared.options.drafts,
                 };
                 let request_id = crate::rpc::request_id::RequestId::generate();
                 return Err(crate::rpc::envelope::fail_rpc(

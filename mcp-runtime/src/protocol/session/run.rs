@@ -131,16 +131,7 @@ impl Session {
         cancel: Arc<CancelState>,
         watch: Watch,
     ) {
-        let caller = crate::context::ctx::Caller {
-            channel: &self.channel,
-            hooks: &self.shared.observer.hooks,
-            client: &client,
-            cancel: &cancel,
-            stores: &self.shared.stores,
-            notices: &self.shared.notices,
-            causes: self.shared.options.error_causes,
-            ask_timeout: self.shared.options.ask_timeout,
-        };
+        let caller = self.shared.caller(&self.channel, &client, &cancel);
         let fut = router::run(&self.shared, &caller, feature).instrument(watch.span().clone());
         let outcome = unless_cancelled(std::pin::pin!(fut), &cancel, self.shared.options.cancel_grace).await;
         self.in_flight_map().remove(id.get());
