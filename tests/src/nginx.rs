@@ -44,10 +44,8 @@ impl Nginx {
             conf = path("mcp.conf"),
         );
         std::fs::write(dir.join("nginx.conf"), main).expect("write nginx.conf");
-        let binary = ["/usr/sbin/nginx", "/usr/local/sbin/nginx"]
-            .into_iter()
-            .find(|p| Path::new(p).exists())
-            .unwrap_or("nginx");
+        let binary =
+            ["/usr/sbin/nginx", "/usr/local/sbin/nginx"].into_iter().find(|p| Path::new(p).exists()).unwrap_or("nginx");
         let child = Command::new(binary)
             .args(["-p", &path(""), "-c", &path("nginx.conf"), "-e", &path("error.log")])
             .stdin(Stdio::null())

@@ -6,6 +6,14 @@
 //! it closed is closed only after a response); a task still running at the end of the grace
 //! is released `failed`, retryable, reason `replica_shutdown`, within 1 s after delay and
 //! grace, read on another replica (real Redis), with no lease wait.
+//!
+//! Then the same behind a real proxy: two replicas sharing Redis behind nginx with
+//! `tests/deploy/nginx.conf` (the configuration `docs/http.md` shows), where a rolling restart
+//! under four unpaced clients loses no call, SIGKILL of one replica fails only the calls in
+//! flight on it, 100 calls of one principal spread over both pass one budget of 20/s, and a
+//! task on a replica that gets SIGTERM is read `failed`, retryable, through nginx. Each prints
+//! its figures (`scripts/test.sh` runs this file on its own with `--nocapture`). Without
+//! nginx (Debian: `apt-get install nginx`), they fail saying so.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -391,7 +399,7 @@ impl Deployment {
     fn answered_by(&self) -> [usize; 2] {
         let mut counts = [0; 2];
         for line in self.nginx.access_log().lines() {
-            let last = line.split(' ').filter(|w| w.starts_with("127.0.0.1:")).last().unwrap_or_default();
+            let last = line.split(' ').rfind(|w| w.starts_with("127.0.0.1:")).unwrap_or_default();
             for (count, port) in counts.iter_mut().zip(self.ports) {
                 *count += usize::from(last.trim_end_matches(',') == format!("127.0.0.1:{port}"));
             }
@@ -494,7 +502,12 @@ fn a_rolling_restart_behind_nginx_under_four_unpaced_clients_loses_no_call() {
         by[0],
         by[1],
     );
-    assert!(failed.is_empty(), "{} calls failed: {failed:?}\nnginx's error log:\n{}", failed.len(), d.nginx.error_log());
+    assert!(
+        failed.is_empty(),
+        "{} calls failed: {failed:?}\nnginx's error log:\n{}",
+        failed.len(),
+        d.nginx.error_log()
+    );
     assert!(made >= 2000, "only {made} calls made across the restart");
     assert!(a_exit >= Duration::from_millis(DRAIN_DELAY_MS) && b_exit >= Duration::from_millis(DRAIN_DELAY_MS));
     assert!(by[0] > 0 && by[1] > 0, "both replicas answered: {by:?}");
@@ -641,4 +654,7 @@ fn the_nginx_config_ci_runs_is_the_one_docs_http_md_shows() {
     let docs = include_str!("../../docs/http.md");
     let shown = format!("```nginx\n{}```", mcp_tests::nginx::CONFIG);
     assert!(docs.contains(&shown), "docs/http.md shows tests/deploy/nginx.conf whole, in an ```nginx block");
+    // The HAProxy equivalent is not run (the docs say so), but shown as it is kept.
+    let shown = format!("```haproxy\n{}```", include_str!("../deploy/haproxy.cfg"));
+    assert!(docs.contains(&shown), "docs/http.md shows tests/deploy/haproxy.cfg whole, in a ```haproxy block");
 }
