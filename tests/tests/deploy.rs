@@ -394,6 +394,12 @@ impl Deployment {
         (exited, signalled.elapsed())
     }
 
+    /// How many requests nginx sent to the other replica after this one refused the
+    /// connection (two upstreams in the access log's line).
+    fn sent_elsewhere(&self) -> usize {
+        self.nginx.access_log().lines().filter(|line| line.contains(", ")).count()
+    }
+
     /// How many requests of nginx's access log each replica answered (the last upstream
     /// nginx tried for each).
     fn answered_by(&self) -> [usize; 2] {
@@ -413,7 +419,19 @@ impl Deployment {
 struct Load {
     go: Arc<AtomicBool>,
     made: Arc<AtomicUsize>,
-    workers: Vec<std::thread::JoinHandle<Vec<String>>>,
+    workers: Vec<std::thread::JoinHandle<Vec<Failed>>>,
+}
+
+/// A call that failed: when it was sent, and why.
+struct Failed {
+    sent: Instant,
+    why: String,
+}
+
+impl std::fmt::Debug for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
 }
 
 impl Load {
@@ -423,7 +441,7 @@ impl Load {
         let workers = (0..workers)
             .map(|w| {
                 let (go, made) = (Arc::clone(&go), Arc::clone(&made));
-                std::thread::spawn(move || -> Vec<String> {
+                std::thread::spawn(move || -> Vec<Failed> {
                     let mut failed = Vec::new();
                     let mut connection: Option<KeepAlive> = None;
                     let mut n = 0_u64;
@@ -431,13 +449,15 @@ impl Load {
                         let Some(conn) = connection.as_mut() else {
                             connection = KeepAlive::connect(port);
                             if connection.is_none() {
-                                failed.push("nginx refused the connection".to_owned());
+                                failed
+                                    .push(Failed { sent: Instant::now(), why: "nginx refused the connection".into() });
                                 std::thread::sleep(Duration::from_millis(10));
                             }
                             continue;
                         };
                         n += 1;
                         made.fetch_add(1, Ordering::Relaxed);
+                        let sent = Instant::now();
                         match conn.call(&format!("{w}-{n}")) {
                             Sent::Answered(close) => {
                                 if close {
@@ -445,7 +465,7 @@ impl Load {
                                 }
                             }
                             Sent::Lost(why) => {
-                                failed.push(why);
+                                failed.push(Failed { sent, why });
                                 connection = None;
                             }
                         }
@@ -470,8 +490,8 @@ impl Load {
         }
     }
 
-    /// Stops the clients: the calls made, and why each failed one failed.
-    fn stop(self) -> (usize, Vec<String>) {
+    /// Stops the clients: the calls made, and the failed ones.
+    fn stop(self) -> (usize, Vec<Failed>) {
         self.go.store(false, Ordering::Relaxed);
         let failed = self.workers.into_iter().flat_map(|w| w.join().expect("a worker")).collect();
         (self.made.load(Ordering::Relaxed), failed)
@@ -492,7 +512,7 @@ fn a_rolling_restart_behind_nginx_under_four_unpaced_clients_loses_no_call() {
     let (made, failed) = load.stop();
     let by = d.answered_by();
     eprintln!(
-        "rolling restart behind nginx: {made} calls made, {} failed, over {:.1} s; replica A exited {:.2} s after SIGTERM and was ready again at {:.2} s, replica B {:.2} s / {:.2} s (drain delay {DRAIN_DELAY_MS} ms); answered by A {}, by B {}",
+        "rolling restart behind nginx: {made} calls made, {} failed, over {:.1} s; replica A exited {:.2} s after SIGTERM and was ready again at {:.2} s, replica B {:.2} s / {:.2} s (drain delay {DRAIN_DELAY_MS} ms); answered by A {}, by B {}; sent to the other replica after a refused connection: {}",
         failed.len(),
         window.as_secs_f64(),
         a_exit.as_secs_f64(),
@@ -501,6 +521,7 @@ fn a_rolling_restart_behind_nginx_under_four_unpaced_clients_loses_no_call() {
         b_ready.as_secs_f64(),
         by[0],
         by[1],
+        d.sent_elsewhere(),
     );
     assert!(
         failed.is_empty(),
@@ -524,20 +545,26 @@ fn sigkill_of_a_replica_behind_nginx_fails_only_the_calls_in_flight_on_it() {
     let sent = Command::new("kill").arg("-KILL").arg(killed.pid().to_string()).status().expect("kill runs");
     assert!(sent.success());
     // Its exit status is a signal's, which has no code: wait until it is gone.
-    let _ = killed.wait_exit(Duration::from_millis(500));
+    let _ = killed.wait_exit(Duration::from_secs(5));
+    assert!(!std::path::Path::new(&format!("/proc/{}", killed.pid())).exists(), "the killed replica is gone");
+    let gone = Instant::now();
     // Past nginx's fail_timeout (1 s) twice: it tries the dead replica again, refused.
     std::thread::sleep(Duration::from_secs(3));
     let (made, failed) = load.stop();
     eprintln!(
-        "SIGKILL of one replica behind nginx: {made} calls made ({} after the kill), {} failed ({} clients, so at most that many in flight): {failed:?}",
+        "SIGKILL of one replica behind nginx: {made} calls made ({} after the kill), {} failed ({} clients, so at most that many in flight): {failed:?}; sent to the other replica after a refused connection: {}",
         made - at_kill,
         failed.len(),
-        workers
+        workers,
+        d.sent_elsewhere(),
     );
     assert!(failed.len() <= workers, "more failed than could be in flight on the killed replica: {failed:?}");
-    // What fails is nginx's 502 for a call it had sent: a POST is never sent again.
-    for why in &failed {
-        assert!(why.starts_with("status \"HTTP/1.1 502"), "{why}");
+    // What fails is nginx's 502 for a call it had sent to the replica before it was gone: a
+    // POST is not sent again, and every call sent since went to the other replica, even when
+    // nginx tried the dead one again (after its fail_timeout) and was refused.
+    for failed in &failed {
+        assert!(failed.why.starts_with("status \"HTTP/1.1 502"), "{failed:?}");
+        assert!(failed.sent < gone, "a call sent {:?} after the replica was gone failed", failed.sent - gone);
     }
 }
 
