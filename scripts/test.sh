@@ -77,6 +77,20 @@ redis-cli -p "$REDIS_PORT" ping | grep -q PONG || { echo "redis-server did not s
 export MCP_TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
 echo "redis at $MCP_TEST_REDIS_URL"
 
+step "tools: nginx (Debian package), for the deployment test behind a proxy"
+# The deployment test (tests/tests/deployment/deploy.rs) starts /usr/sbin/nginx itself with
+# tests/deploy/nginx.conf, on a loopback port, its pid file, logs and temporary files in a
+# directory of its own; the package's own service is not used.
+if ! [ -x /usr/sbin/nginx ] && ! command -v nginx >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y -qq nginx >/dev/null || { apt-get update -qq && apt-get install -y -qq nginx >/dev/null; }
+  else
+    echo "nginx is missing and cannot be installed here (needs root and apt-get): apt-get install nginx" >&2
+    exit 1
+  fi
+fi
+{ [ -x /usr/sbin/nginx ] && /usr/sbin/nginx -v; } || nginx -v
+
 step "static checks: fmt, clippy, doc"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
@@ -196,6 +210,11 @@ bash tests/conformance/run.sh --suite all --spec-version 2025-11-25 --expected-f
 
 step "cargo tests (unit, integration over stdio and HTTP, trybuild, expansion snapshots, doctests)"
 CI="${CI:-true}" cargo test --workspace --no-fail-fast
+
+# On their own, one at a time, so that their figures print whole in this log (they ran once
+# already, among the other tests, above).
+step "deployment: two replicas behind nginx (tests/deploy/nginx.conf): a rolling restart under four unpaced clients loses no call, SIGKILL of one fails only the calls in flight on it, one shared rate limit, a task released on SIGTERM"
+cargo test -p mcp-tests --test deployment -- deploy:: --nocapture --test-threads 1
 
 # The bench itself runs a minute per transport (`cargo bench -p mcp-tests --bench soak`); here a
 # short round checks its correctness and resource figures on every change, never its speed.

@@ -224,8 +224,14 @@ impl Client {
     /// over HTTP at /mcp address=127.0.0.1:<port>`), so no other process can take the port
     /// between choosing it and binding it.
     pub fn spawn_http(path: &str, env: &[(&str, &str)], args: &[&str]) -> Client {
+        Client::spawn_http_on(path, env, 0, args)
+    }
+
+    /// As [`Client::spawn_http`], on loopback port `port` (0: a free one): a replica started
+    /// again where a proxy expects it.
+    pub fn spawn_http_on(path: &str, env: &[(&str, &str)], port: u16, args: &[&str]) -> Client {
         let mut cmd = Command::new(path);
-        cmd.arg("--http").arg("127.0.0.1:0").args(args);
+        cmd.arg("--http").arg(format!("127.0.0.1:{port}")).args(args);
         cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
         for (k, v) in env {
             cmd.env(k, v);

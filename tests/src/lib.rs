@@ -8,6 +8,7 @@ pub mod client;
 mod context_tools;
 pub mod fixture;
 pub mod http;
+pub mod nginx;
 pub mod oauth;
 pub mod otlp;
 pub mod props;

@@ -6,6 +6,14 @@
 //! it closed is closed only after a response); a task still running at the end of the grace
 //! is released `failed`, retryable, reason `replica_shutdown`, within 1 s after delay and
 //! grace, read on another replica (real Redis), with no lease wait.
+//!
+//! Then the same behind a real proxy: two replicas sharing Redis behind nginx with
+//! `tests/deploy/nginx.conf` (the configuration `docs/http.md` shows), where a rolling restart
+//! under four unpaced clients loses no call, SIGKILL of one replica fails only the calls in
+//! flight on it, 100 calls of one principal spread over both pass one budget of 20/s, and a
+//! task on a replica that gets SIGTERM is read `failed`, retryable, through nginx. Each prints
+//! its figures (`scripts/test.sh` runs this file on its own with `--nocapture`). Without
+//! nginx (Debian: `apt-get install nginx`), they fail saying so.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -119,8 +127,8 @@ impl KeepAlive {
             self.port,
             body.len()
         );
-        let stream = self.reader.get_mut();
-        if let Err(e) = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(body.as_bytes())) {
+        // One write: a body sent apart from its head waits for the head's (delayed) ACK.
+        if let Err(e) = self.reader.get_mut().write_all(format!("{head}{body}").as_bytes()) {
             return Sent::Lost(format!("write: {e}"));
         }
         let mut line = String::new();
@@ -319,4 +327,361 @@ fn two_replicas_behind_one_store_share_one_rate_limit() {
     eprintln!("100 calls over two replicas in {elapsed:.2} s: {passed} passed, {limited} limited (budget {allowed})");
     assert!(f64::from(passed) <= allowed, "{passed} passed: the replicas did not share the budget of {allowed}");
     assert!(passed >= 20, "the budget's burst passes ({passed})");
+}
+
+// ---- Through a real proxy: two replicas behind nginx (tests/deploy/nginx.conf) ----
+
+/// The drain delay the replicas behind nginx run with: the runtime's default, which the
+/// config's `keepalive_timeout 4s` is set below.
+const DRAIN_DELAY_MS: u64 = 5000;
+
+/// The deployments behind nginx run one at a time: each puts an unpaced load on the machine,
+/// or measures time.
+static ONE_DEPLOYMENT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Two `fixture-server --http --stateless` replicas sharing one Redis (tasks, the rate limit),
+/// behind nginx with the configuration `docs/http.md` shows.
+struct Deployment {
+    replicas: [Option<Client>; 2],
+    ports: [u16; 2],
+    env: Vec<(String, String)>,
+    nginx: mcp_tests::nginx::Nginx,
+    _redis: Redis,
+    _one: std::sync::MutexGuard<'static, ()>,
+}
+
+impl Deployment {
+    /// The replicas with the drain delay of [`DRAIN_DELAY_MS`], `extra` settings, and the
+    /// caller named by `X-Test-Subject`.
+    fn start(extra: &[(&str, &str)]) -> Deployment {
+        let one = ONE_DEPLOYMENT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let redis = Redis::shared();
+        let mut env = vec![
+            ("FIXTURE_STATE_STORE".to_owned(), redis.url()),
+            ("FIXTURE_PRINCIPAL_HEADER".to_owned(), "1".to_owned()),
+            ("FIXTURE_DRAIN_DELAY_MS".to_owned(), DRAIN_DELAY_MS.to_string()),
+        ];
+        env.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        let spawn = |port: u16| {
+            let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            Client::spawn_http_on(SERVER, &env, port, &["--stateless"])
+        };
+        let (a, b) = (spawn(0), spawn(0));
+        let ports = [port(&a), port(&b)];
+        let nginx = mcp_tests::nginx::Nginx::start(ports);
+        Deployment { replicas: [Some(a), Some(b)], ports, env, nginx, _redis: redis, _one: one }
+    }
+
+    fn replica(&self, i: usize) -> &Client {
+        self.replicas[i].as_ref().expect("a replica that runs")
+    }
+
+    /// SIGTERM replica `i`, wait until it exits, start it again on its port, wait until its
+    /// `/readyz` is 200: how long it took to exit, and to be ready again.
+    fn restart(&mut self, i: usize) -> (Duration, Duration) {
+        let signalled = Instant::now();
+        sigterm(self.replica(i));
+        let mut old = self.replicas[i].take().expect("a replica that runs");
+        assert!(old.wait_exit(Duration::from_secs(30)).is_some(), "replica {i} did not exit: {}", old.stderr());
+        let exited = signalled.elapsed();
+        let env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        self.replicas[i] = Some(Client::spawn_http_on(SERVER, &env, self.ports[i], &["--stateless"]));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while probe(self.ports[i], "/readyz", "localhost").map(|p| p.0) != Some(200) {
+            assert!(Instant::now() < deadline, "replica {i} not ready within 10 s of its start");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        (exited, signalled.elapsed())
+    }
+
+    /// How many requests nginx sent to the other replica after this one refused the
+    /// connection (two upstreams in the access log's line).
+    fn sent_elsewhere(&self) -> usize {
+        self.nginx.access_log().lines().filter(|line| line.contains(", ")).count()
+    }
+
+    /// How many requests of nginx's access log each replica answered (the last upstream
+    /// nginx tried for each).
+    fn answered_by(&self) -> [usize; 2] {
+        let mut counts = [0; 2];
+        for line in self.nginx.access_log().lines() {
+            let last = line.split(' ').rfind(|w| w.starts_with("127.0.0.1:")).unwrap_or_default();
+            for (count, port) in counts.iter_mut().zip(self.ports) {
+                *count += usize::from(last.trim_end_matches(',') == format!("127.0.0.1:{port}"));
+            }
+        }
+        counts
+    }
+}
+
+/// Four (or `workers`) unpaced clients, each sending `tools/call` of `echo` through nginx on
+/// a keep-alive connection, one call after the other, until stopped.
+struct Load {
+    go: Arc<AtomicBool>,
+    made: Arc<AtomicUsize>,
+    workers: Vec<std::thread::JoinHandle<Vec<Failed>>>,
+}
+
+/// A call that failed: when it was sent, and why.
+struct Failed {
+    sent: Instant,
+    why: String,
+}
+
+impl std::fmt::Debug for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
+impl Load {
+    fn start(port: u16, workers: usize) -> Load {
+        let go = Arc::new(AtomicBool::new(true));
+        let made = Arc::new(AtomicUsize::new(0));
+        let workers = (0..workers)
+            .map(|w| {
+                let (go, made) = (Arc::clone(&go), Arc::clone(&made));
+                std::thread::spawn(move || -> Vec<Failed> {
+                    let mut failed = Vec::new();
+                    let mut connection: Option<KeepAlive> = None;
+                    let mut n = 0_u64;
+                    while go.load(Ordering::Relaxed) {
+                        let Some(conn) = connection.as_mut() else {
+                            connection = KeepAlive::connect(port);
+                            if connection.is_none() {
+                                failed
+                                    .push(Failed { sent: Instant::now(), why: "nginx refused the connection".into() });
+                                std::thread::sleep(Duration::from_millis(10));
+                            }
+                            continue;
+                        };
+                        n += 1;
+                        made.fetch_add(1, Ordering::Relaxed);
+                        let sent = Instant::now();
+                        match conn.call(&format!("{w}-{n}")) {
+                            Sent::Answered(close) => {
+                                if close {
+                                    connection = None;
+                                }
+                            }
+                            Sent::Lost(why) => {
+                                failed.push(Failed { sent, why });
+                                connection = None;
+                            }
+                        }
+                    }
+                    failed
+                })
+            })
+            .collect();
+        Load { go, made, workers }
+    }
+
+    fn made(&self) -> usize {
+        self.made.load(Ordering::Relaxed)
+    }
+
+    /// Waits until `n` calls were made (within 20 s).
+    fn wait_for(&self, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.made() < n {
+            assert!(Instant::now() < deadline, "only {} calls made in 20 s", self.made());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Stops the clients: the calls made, and the failed ones.
+    fn stop(self) -> (usize, Vec<Failed>) {
+        self.go.store(false, Ordering::Relaxed);
+        let failed = self.workers.into_iter().flat_map(|w| w.join().expect("a worker")).collect();
+        (self.made.load(Ordering::Relaxed), failed)
+    }
+}
+
+#[test]
+fn a_rolling_restart_behind_nginx_under_four_unpaced_clients_loses_no_call() {
+    let mut d = Deployment::start(&[]);
+    let load = Load::start(d.nginx.port(), 4);
+    load.wait_for(200);
+    let started = Instant::now();
+    let (a_exit, a_ready) = d.restart(0);
+    let (b_exit, b_ready) = d.restart(1);
+    // Both in rotation again: calls flow on for as long as nginx keeps a restarted replica out.
+    std::thread::sleep(Duration::from_millis(1500));
+    let window = started.elapsed();
+    let (made, failed) = load.stop();
+    let by = d.answered_by();
+    eprintln!(
+        "rolling restart behind nginx: {made} calls made, {} failed, over {:.1} s; replica A exited {:.2} s after SIGTERM and was ready again at {:.2} s, replica B {:.2} s / {:.2} s (drain delay {DRAIN_DELAY_MS} ms); answered by A {}, by B {}; sent to the other replica after a refused connection: {}",
+        failed.len(),
+        window.as_secs_f64(),
+        a_exit.as_secs_f64(),
+        a_ready.as_secs_f64(),
+        b_exit.as_secs_f64(),
+        b_ready.as_secs_f64(),
+        by[0],
+        by[1],
+        d.sent_elsewhere(),
+    );
+    assert!(
+        failed.is_empty(),
+        "{} calls failed: {failed:?}\nnginx's error log:\n{}",
+        failed.len(),
+        d.nginx.error_log()
+    );
+    assert!(made >= 2000, "only {made} calls made across the restart");
+    assert!(a_exit >= Duration::from_millis(DRAIN_DELAY_MS) && b_exit >= Duration::from_millis(DRAIN_DELAY_MS));
+    assert!(by[0] > 0 && by[1] > 0, "both replicas answered: {by:?}");
+}
+
+#[test]
+fn sigkill_of_a_replica_behind_nginx_fails_only_the_calls_in_flight_on_it() {
+    let mut d = Deployment::start(&[]);
+    let workers = 4;
+    let load = Load::start(d.nginx.port(), workers);
+    load.wait_for(500);
+    let mut killed = d.replicas[0].take().expect("replica A");
+    let at_kill = load.made();
+    let sent = Command::new("kill").arg("-KILL").arg(killed.pid().to_string()).status().expect("kill runs");
+    assert!(sent.success());
+    // Its exit status is a signal's, which has no code: wait until it is gone.
+    let _ = killed.wait_exit(Duration::from_secs(5));
+    assert!(!std::path::Path::new(&format!("/proc/{}", killed.pid())).exists(), "the killed replica is gone");
+    let gone = Instant::now();
+    // Past nginx's fail_timeout (1 s) twice: it tries the dead replica again, refused.
+    std::thread::sleep(Duration::from_secs(3));
+    let (made, failed) = load.stop();
+    eprintln!(
+        "SIGKILL of one replica behind nginx: {made} calls made ({} after the kill), {} failed ({} clients, so at most that many in flight): {failed:?}; sent to the other replica after a refused connection: {}",
+        made - at_kill,
+        failed.len(),
+        workers,
+        d.sent_elsewhere(),
+    );
+    assert!(failed.len() <= workers, "more failed than could be in flight on the killed replica: {failed:?}");
+    // What fails is nginx's 502 for a call it had sent to the replica before it was gone: a
+    // POST is not sent again, and every call sent since went to the other replica, even when
+    // nginx tried the dead one again (after its fail_timeout) and was refused.
+    for failed in &failed {
+        assert!(failed.why.starts_with("status \"HTTP/1.1 502"), "{failed:?}");
+        assert!(failed.sent < gone, "a call sent {:?} after the replica was gone failed", failed.sent - gone);
+    }
+}
+
+#[test]
+fn behind_nginx_two_replicas_let_one_shared_rate_limit_through() {
+    let d = Deployment::start(&[("FIXTURE_RATE_LIMIT", "20/s")]);
+    let nginx = d.nginx.port();
+    // A subject of this run's own: the shared Redis keeps budgets of earlier runs.
+    let subject = format!("proxied-{}-{:?}", std::process::id(), std::time::SystemTime::now());
+    let started = Instant::now();
+    // 100 calls in one second: four clients, each a call every 40 ms.
+    let clients: Vec<_> = (0..4)
+        .map(|w| {
+            let subject = subject.clone();
+            std::thread::spawn(move || {
+                let (mut passed, mut limited) = (0_u32, 0_u32);
+                for n in 0..25_u32 {
+                    let at = started + Duration::from_millis(u64::from(n) * 40 + w * 10);
+                    std::thread::sleep(at.saturating_duration_since(Instant::now()));
+                    let message = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "echo",
+                        "arguments": {"text": "x"}, "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+                        "io.modelcontextprotocol/clientCapabilities": {}}}});
+                    let answer = post_modern(nginx, &message, &[("X-Test-Subject", subject.as_str())]).answer();
+                    if answer["result"]["isError"] == json!(true) {
+                        let reason = &answer["result"]["structuredContent"]["error"]["data"]["reason"];
+                        assert_eq!(reason, "rate_limited", "{answer}");
+                        limited += 1;
+                    } else {
+                        assert_eq!(answer["result"]["content"][0]["text"], "x", "{answer}");
+                        passed += 1;
+                    }
+                }
+                (passed, limited)
+            })
+        })
+        .collect();
+    let (passed, limited) =
+        clients.into_iter().map(|c| c.join().expect("a client")).fold((0, 0), |(p, l), (cp, cl)| (p + cp, l + cl));
+    let elapsed = started.elapsed().as_secs_f64();
+    let by = d.answered_by();
+    // The burst (20), plus what the budget refills while the calls go out (20 a second): one
+    // window's tolerance for calls spread over one second.
+    let budget = 20.0 + (elapsed * 20.0).ceil();
+    let overshoot = f64::from(passed) - budget;
+    eprintln!(
+        "rate limit 20/s behind nginx: 100 calls in {elapsed:.2} s, answered by A {} and B {}: {passed} passed, {limited} limited; budget 20 + {:.0} refilled = {budget}, overshoot {overshoot:+.0}",
+        by[0],
+        by[1],
+        budget - 20.0
+    );
+    assert_eq!(passed + limited, 100);
+    assert!(by[0] >= 30 && by[1] >= 30, "spread over both replicas: {by:?}");
+    assert!(overshoot <= 0.0, "{passed} passed: the replicas did not share the budget of {budget}");
+    assert!(passed >= 20, "the budget's burst passes ({passed})");
+}
+
+#[test]
+fn behind_nginx_a_task_on_a_replica_that_gets_sigterm_ends_failed_retryable_or_completes() {
+    let grace = 2000_u64;
+    let d = Deployment::start(&[("FIXTURE_SHUTDOWN_GRACE_MS", "2000")]);
+    let nginx = d.nginx.port();
+    let working = |i: usize| d.replica(i).stderr().matches("slow_job working: ").count();
+    // Starts a task through nginx: its id, and the replica that runs it.
+    let start = |ms: u64| {
+        let before = [working(0), working(1)];
+        let answer = rpc(nginx, "tools/call", json!({"name": "slow_job", "arguments": {"ms": ms}}));
+        assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+        let id = answer["result"]["taskId"].as_str().expect("a task id").to_owned();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Some(i) = (0..2).find(|&i| working(i) > before[i]) {
+                return (id, i);
+            }
+            assert!(Instant::now() < deadline, "no replica runs task {id}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    // A long task, and a quick one on the same replica (nginx alternates between the two).
+    let (long, on) = start(60_000);
+    let quick = loop {
+        let (id, i) = start(DRAIN_DELAY_MS + grace - 1000);
+        if i == on {
+            break id;
+        }
+    };
+    sigterm(d.replica(on));
+    let signalled = Instant::now();
+    let get = |id: &str| rpc(nginx, "tasks/get", json!({"taskId": id}))["result"].clone();
+    let task = loop {
+        let task = get(&long);
+        if task["status"] != "working" {
+            break task;
+        }
+        assert!(signalled.elapsed() < Duration::from_secs(20), "still working: {task}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let waited = signalled.elapsed();
+    eprintln!(
+        "task on a replica that got SIGTERM, read through nginx: {} after {:.2} s (drain delay {DRAIN_DELAY_MS} ms + grace {grace} ms)",
+        task["status"],
+        waited.as_secs_f64()
+    );
+    assert_eq!(task["status"], "failed", "{task}");
+    let data = &task["error"]["data"];
+    assert_eq!((&data["reason"], &data["retryable"]), (&json!("replica_shutdown"), &json!(true)), "{task}");
+    assert!(waited >= Duration::from_millis(DRAIN_DELAY_MS + grace), "not before delay and grace: {waited:?}");
+    assert!(waited < Duration::from_millis(DRAIN_DELAY_MS + grace + 1000), "within 1 s after them: {waited:?}");
+    let quick = get(&quick);
+    assert_eq!(quick["status"], "completed", "the quick one finished within the grace: {quick}");
+}
+
+#[test]
+fn the_nginx_config_ci_runs_is_the_one_docs_http_md_shows() {
+    let docs = include_str!("../../../docs/http.md");
+    let shown = format!("```nginx\n{}```", mcp_tests::nginx::CONFIG);
+    assert!(docs.contains(&shown), "docs/http.md shows tests/deploy/nginx.conf whole, in an ```nginx block");
+    // The HAProxy equivalent is not run (the docs say so), but shown as it is kept.
+    let shown = format!("```haproxy\n{}```", include_str!("../../deploy/haproxy.cfg"));
+    assert!(docs.contains(&shown), "docs/http.md shows tests/deploy/haproxy.cfg whole, in a ```haproxy block");
 }
