@@ -3,7 +3,8 @@
 # cargo-expand (pinned, for the expansion snapshots), a Python venv with the official `mcp`
 # client, the official TypeScript SDK (v1 and the v2 client), the MCP Inspector CLI (with the
 # Node 22 it needs, from npm), redis-server (Debian's package; started on a loopback port for
-# the state store's tests, stopped at exit), and the conformance suite with the Node 22 it runs on (pinned in
+# the state store's tests, stopped at exit), nginx (Debian's, for the deployment test behind a
+# proxy), and the conformance suite with the Node 22 it runs on (pinned in
 # tests/conformance/, installed there by its run.sh). Fails loudly when anything
 # is missing.
 set -euo pipefail
