@@ -127,3 +127,30 @@ fn new_sessions_from_one_address_share_its_bucket() {
     }
     assert_eq!(passed, 5, "one address, one budget of 5 calls per minute, however many sessions it opens");
 }
+
+/// `Audit::json_lines(std::io::stderr())`, the documented example, to a stderr nobody reads:
+/// the records go through a bounded queue, as the logs do, and every call is answered.
+#[test]
+fn audit_to_a_stderr_nobody_reads_holds_up_no_call() {
+    let pipes = Pipes { stderr_unread: true, stdin_thread: true, ..Pipes::default() };
+    let mut c = Client::spawn_with(FIXTURE, &[("FIXTURE_AUDIT", "stderr")], pipes);
+    c.initialize();
+    // About 250 bytes a record: the 64 KiB pipe is full after some 260 calls.
+    let calls: Vec<i64> =
+        (0..2001).map(|_| c.request("tools/call", json!({"name": "echo", "arguments": {"text": "x"}}))).collect();
+    let ping = c.request("ping", json!({}));
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut answered = std::collections::HashMap::new();
+    while answered.len() < calls.len() + 1 {
+        let Some(message) = c.recv_within(deadline.saturating_duration_since(std::time::Instant::now())) else {
+            panic!("{} of 2,001 calls and the ping answered within 30 s, stderr unread", answered.len());
+        };
+        if let Some(id) = message.get("id").and_then(Value::as_i64) {
+            answered.insert(id, message);
+        }
+    }
+    for id in calls {
+        assert_eq!(answered[&id]["result"], json!({"content": [{"type": "text", "text": "x"}]}), "call {id}");
+    }
+    assert_eq!(answered[&ping]["result"], json!({}));
+}
