@@ -130,7 +130,8 @@ impl Hook for Audit {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct AuditRecord<'a> {
-    /// When the call was answered, in milliseconds since the Unix epoch.
+    /// When the call was answered (a call that went on as a task: when the task ended), in
+    /// milliseconds since the Unix epoch.
     pub at_ms: u64,
     /// Who called, as per-caller limits count ([`HookRequest::caller`]).
     #[serde(serialize_with = "display")]
@@ -163,7 +164,7 @@ pub struct AuditRecord<'a> {
     /// The envelope's request id (what the caller can quote).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_id: Option<&'a str>,
-    /// From the request to the answer.
+    /// From the request to the answer (a call that went on as a task: to the task's end).
     #[serde(rename = "durationMs", serialize_with = "millis")]
     pub duration: Duration,
     /// The arguments, when [`Audit::with_arguments`] asked for them.

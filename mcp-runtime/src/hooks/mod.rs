@@ -299,7 +299,7 @@ impl<'a> Outcome<'a> {
         matches!(self.kind(), OutcomeKind::Success | OutcomeKind::InputRequired)
     }
 
-    /// From the request to the answer.
+    /// From the request to the answer (a call that went on as a task: to the task's end).
     pub fn duration(&self) -> Duration {
         self.duration
     }
