@@ -135,7 +135,7 @@ fn audit_to_a_stderr_nobody_reads_holds_up_no_call() {
     let pipes = Pipes { stderr_unread: true, stdin_thread: true, ..Pipes::default() };
     let mut c = Client::spawn_with(FIXTURE, &[("FIXTURE_AUDIT", "stderr")], pipes);
     c.initialize();
-    // About 250 bytes a record: the 64 KiB pipe is full after some 260 calls.
+    // A record is a line of JSON: the 64 KiB pipe is full within a few hundred calls.
     let calls: Vec<i64> =
         (0..2001).map(|_| c.request("tools/call", json!({"name": "echo", "arguments": {"text": "x"}}))).collect();
     let ping = c.request("ping", json!({}));
