@@ -80,7 +80,8 @@
 //!    the author's code around every call (`Hook`, `policy`, `rate_limit`, `audit`).
 //! 8. `rpc/`: the wire: `jsonrpc`, `era` (one per-request client view every layer reads),
 //!    `channel` (where a request's messages go, and who sent it), `outbox`, `pending`,
-//!    `request_id`, `envelope` (recovery fill, log record, rendering), `catch`.
+//!    `request_id`, `envelope` (recovery fill, log record, rendering), `catch`, `lines`
+//!    (stderr logs and audit lines, written by a thread through a bounded queue).
 //! 9. `state/`, `auth/`: what outlives a call (`store`, `redis` with feature `redis`, `seal`,
 //!    the `bus` to every replica); who calls (`principal`, `bearer`, `jwt` with feature
 //!    `jwt`): `rpc::channel` takes the principal an authorization layer put in the HTTP

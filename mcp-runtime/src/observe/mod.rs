@@ -173,7 +173,9 @@ impl Watch {
         }
         #[cfg(not(feature = "otel"))]
         let _ = serves;
-        if let Some(client) = client.filter(|_| !observer.hooks.is_empty() && crate::hooks::wraps(self.method)) {
+        // A call that went on as a task: its hooks see the task's end (`protocol::tasked`).
+        let hooked = !observer.hooks.is_empty() && crate::hooks::wraps(self.method) && !matches!(answer, Answer::Task);
+        if let Some(client) = client.filter(|_| hooked) {
             let request = HookRequest::new(
                 self.method,
                 target.as_deref().unwrap_or(""),
@@ -202,11 +204,18 @@ fn envelope(answer: Answer<'_>) -> Option<Cow<'_, Value>> {
 }
 
 /// A task's handler ended with this answer: recorded on the task's span ([`span::task`]) as
-/// a request's answer is on its own.
-pub(crate) fn task_answered(span: &Span, answer: Answer<'_>) {
+/// a request's answer is on its own. The envelope, for the hooks once the task ends.
+pub(crate) fn task_answered(span: &Span, answer: Answer<'_>) -> Option<Value> {
+    let envelope = task_envelope(answer);
     if !span.is_disabled() {
-        span::finish(span, answer, envelope(answer).as_deref());
+        span::finish(span, answer, envelope.as_ref());
     }
+    envelope
+}
+
+/// A task's answer's envelope (see [`envelope`]), kept until the task ends.
+pub(crate) fn task_envelope(answer: Answer<'_>) -> Option<Value> {
+    envelope(answer).map(Cow::into_owned)
 }
 
 #[cfg(feature = "otel")]

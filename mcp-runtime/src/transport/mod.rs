@@ -10,15 +10,23 @@ pub(crate) mod stdio;
 pub(crate) mod test_client;
 
 /// Exports what the telemetry pipeline holds (feature `otel`; nothing without a pipeline),
-/// when a server stops serving: a stdio server at EOF loses no span.
-#[cfg_attr(not(feature = "otel"), allow(clippy::unused_async))]
+/// then writes what the line writers hold (the stderr logs, `Audit`'s lines: `rpc::lines`,
+/// within 500 ms), when a server stops serving: a stdio server at EOF loses no span and no
+/// record.
 pub(crate) async fn flush_telemetry() {
     #[cfg(feature = "otel")]
     if crate::observe::export::current().is_some() {
         // The SDK's threads export; this one waits for them, off the runtime's threads.
         let _ = tokio::task::spawn_blocking(crate::observe::export::flush).await;
     }
+    if crate::rpc::lines::waiting() {
+        let _ = tokio::task::spawn_blocking(|| crate::rpc::lines::flush_all(LINES_FLUSH)).await;
+    }
 }
+
+/// How long a server that stops waits for its line writers (a stderr nobody reads is not
+/// waited for longer).
+const LINES_FLUSH: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// How a server stops: after the HTTP drain delay (SIGTERM, or the caller's shutdown
 /// future), or at once (SIGINT: a person at a terminal). Over stdio both end it as EOF would.

@@ -76,7 +76,6 @@ impl Server {
         })?;
         let served = served.await.unwrap_or_else(|_| Err(std::io::Error::other("the stdio thread panicked").into()));
         crate::transport::flush_telemetry().await;
-        crate::context::logging::flush_stderr(Duration::from_millis(500));
         served
     }
 
