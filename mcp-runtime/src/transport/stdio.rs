@@ -3,11 +3,13 @@
 //! pool), so the loop reads on, and a cancellation or EOF is seen whatever the handlers do.
 //!
 //! One exception, for speed: a tool written as a fn without `async` and without a time limit,
-//! once 16 of its runs each finished within the blocking limit (1 ms), runs on the loop
-//! itself (no task, no thread hop; its answer goes out in the same write as the answers to
+//! once 16 of its runs in a row each finished within the blocking limit (1 ms), runs on the
+//! loop itself (no task, no thread hop; its answer goes out in the same write as the answers to
 //! every other line that was already read). Should such a call turn slow, it holds the loop
-//! for its duration once: that run marks the tool blocking, and its calls go to the blocking
-//! pool from then on (`tests/tests/protocol/stdio_inline.rs`).
+//! for its duration, and the tool's calls run in tasks until it has run quickly twice as
+//! many times in a row as it needed before: 32, then 64, and so on. So a tool slow once every
+//! `n` calls holds the loop at most `log2(n / 16) + 1` times in all, once for `n` up to 32
+//! (`features/tools/pace.rs`, `tests/tests/protocol/stdio_inline.rs`).
 //!
 //! Memory stays bounded by the configured limits whatever the client does:
 //! - answers: while 64 KiB wait to be written, requests are not served but parked, and
