@@ -25,13 +25,22 @@ pub struct Redis {
     dir: Option<PathBuf>,
     /// A cluster's other masters.
     others: Vec<Redis>,
+    /// A cluster node's `nodes.conf`, which a restart keeps: the node comes back into the
+    /// cluster with its slots (and no data).
+    cluster_conf: Option<PathBuf>,
 }
 
 impl Redis {
     /// A fresh `redis-server` on a free loopback port, with no persistence.
     pub fn start() -> Redis {
-        let mut redis =
-            Redis { port: crate::http::free_port(), child: None, tls: false, dir: None, others: Vec::new() };
+        let mut redis = Redis {
+            port: crate::http::free_port(),
+            child: None,
+            tls: false,
+            dir: None,
+            others: Vec::new(),
+            cluster_conf: None,
+        };
         redis.restart();
         redis
     }
@@ -96,7 +105,7 @@ impl Redis {
             "-out",
             "server.pem",
         ]);
-        let mut redis = Redis { port, child: None, tls: true, dir: Some(dir), others: Vec::new() };
+        let mut redis = Redis { port, child: None, tls: true, dir: Some(dir), others: Vec::new(), cluster_conf: None };
         redis.restart();
         redis
     }
@@ -111,24 +120,9 @@ impl Redis {
         let mut nodes: Vec<Redis> = (0..3)
             .map(|_| {
                 let port = crate::http::free_port();
-                let child = spawn_redis(&[
-                    "--port",
-                    &port.to_string(),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--cluster-enabled",
-                    "yes",
-                    "--cluster-config-file",
-                    &dir.join(format!("nodes-{port}.conf")).to_string_lossy(),
-                    "--cluster-node-timeout",
-                    "2000",
-                ]);
-                let node = Redis { port, child: Some(child), tls: false, dir: None, others: Vec::new() };
-                node.wait_until_up();
+                let cluster_conf = Some(dir.join(format!("nodes-{port}.conf")));
+                let mut node = Redis { port, child: None, tls: false, dir: None, others: Vec::new(), cluster_conf };
+                node.restart();
                 node
             })
             .collect();
@@ -141,8 +135,17 @@ impl Redis {
             .output()
             .unwrap_or_else(|e| panic!("cannot run redis-cli ({e}): install redis-tools"));
         assert!(output.status.success(), "redis-cli --cluster create: {}", String::from_utf8_lossy(&output.stdout));
+        let mut first = nodes.remove(0);
+        first.others = nodes;
+        first.dir = Some(dir);
+        first.wait_until_cluster_ok();
+        first
+    }
+
+    /// Waits until every node of a cluster says `cluster_state:ok` (20 s at most).
+    fn wait_until_cluster_ok(&self) {
         let deadline = Instant::now() + Duration::from_secs(20);
-        for node in &nodes {
+        for node in std::iter::once(self).chain(&self.others) {
             loop {
                 let info = Command::new("redis-cli").args(["-p", &node.port.to_string(), "cluster", "info"]).output();
                 if info.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("cluster_state:ok")) {
@@ -152,10 +155,6 @@ impl Redis {
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
-        let mut first = nodes.remove(0);
-        first.others = nodes;
-        first.dir = Some(dir);
-        first
     }
 
     /// The PEM file of the CA that signed a TLS Redis's certificate ([`Redis::start_tls`]).
@@ -191,6 +190,7 @@ impl Redis {
             tls: false,
             dir: None,
             others: Vec::new(),
+            cluster_conf: None,
         }
     }
 
@@ -238,11 +238,18 @@ impl Redis {
     }
 
     /// Starts the server again on the same port, and waits until it answers (`PING`, or,
-    /// over TLS, a TCP connection).
+    /// over TLS, a TCP connection; a cluster: every node, and `cluster_state:ok`).
     pub fn restart(&mut self) {
         self.stop();
+        for other in &mut self.others {
+            other.restart();
+        }
         let port = self.port.to_string();
         let mut args = vec!["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+        let conf = self.cluster_conf.as_ref().map(|c| c.to_string_lossy().into_owned());
+        if let Some(conf) = &conf {
+            args.extend(["--cluster-enabled", "yes", "--cluster-config-file", conf, "--cluster-node-timeout", "2000"]);
+        }
         let files: Vec<String>;
         if let Some(dir) = self.dir.as_ref().filter(|_| self.tls) {
             files = ["server.pem", "server.key", "ca.pem"]
@@ -265,6 +272,9 @@ impl Redis {
         }
         self.child = Some(spawn_redis(&args));
         self.wait_until_up();
+        if !self.others.is_empty() {
+            self.wait_until_cluster_ok();
+        }
     }
 
     fn wait_until_up(&self) {

@@ -439,8 +439,24 @@ fn a_replica_without_a_key_warns_and_another_refuses_its_states() {
 
 #[test]
 fn a_redis_that_stops_fails_only_what_needs_it_retryably_until_it_returns() {
-    let mut redis = Redis::start();
-    let env = [("FIXTURE_STATE_STORE", redis.url()), ("FIXTURE_REQUEST_STATE_KEY", KEY.to_owned())];
+    stop_and_restart(Redis::start());
+}
+
+#[test]
+fn a_tls_redis_that_stops_fails_only_what_needs_it_retryably_until_it_returns() {
+    stop_and_restart(Redis::start_tls());
+}
+
+#[test]
+fn a_redis_cluster_that_stops_fails_only_what_needs_it_retryably_until_it_returns() {
+    stop_and_restart(Redis::start_cluster());
+}
+
+/// A server on `redis` while it stops and starts again: the calls that need the store fail
+/// retryably, at once, the others are served; the store is used again once it is back.
+fn stop_and_restart(mut redis: Redis) {
+    let mut env = redis.env();
+    env.push(("FIXTURE_REQUEST_STATE_KEY", KEY.to_owned()));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let server = Client::spawn_http(SERVER, &env, &["--stateless"]);
     let port = server.http_port().expect("port");
