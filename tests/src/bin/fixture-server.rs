@@ -52,6 +52,21 @@
 //!   `FIXTURE_STATE_STORE` is set.
 //! - `FIXTURE_AUDIT=stderr`: the audit hook, one JSON line per call on stderr.
 
+/// `FIXTURE_STATE_STORE`, with `FIXTURE_REDIS_CA` for a `rediss://` Redis behind a private CA.
+fn state_store(builder: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder {
+    let Ok(url) = std::env::var("FIXTURE_STATE_STORE") else { return builder };
+    match std::env::var_os("FIXTURE_REDIS_CA") {
+        Some(ca) => match mcp_tests::redis::store(&url, Some(std::path::Path::new(&ca))) {
+            Ok(store) => builder.state_store(store),
+            Err(e) => {
+                eprintln!("fixture-server: FIXTURE_STATE_STORE with FIXTURE_REDIS_CA: {e}");
+                std::process::exit(1);
+            }
+        },
+        None => builder.state_store_url(&url),
+    }
+}
+
 fn number(name: &str) -> Option<u64> {
     let value = std::env::var(name).ok()?;
     let parsed = value.parse().ok();
@@ -128,18 +143,7 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     if let Some(auth) = authorization() {
         builder = builder.authorization(auth);
     }
-    if let Ok(url) = std::env::var("FIXTURE_STATE_STORE") {
-        builder = match std::env::var_os("FIXTURE_REDIS_CA") {
-            Some(ca) => match mcp_tests::redis::store(&url, Some(std::path::Path::new(&ca))) {
-                Ok(store) => builder.state_store(store),
-                Err(e) => {
-                    eprintln!("fixture-server: FIXTURE_STATE_STORE with FIXTURE_REDIS_CA: {e}");
-                    std::process::exit(1);
-                }
-            },
-            None => builder.state_store_url(&url),
-        };
-    }
+    builder = state_store(builder);
     if let Ok(key) = std::env::var("FIXTURE_REQUEST_STATE_KEY") {
         builder = builder.request_state_key("FIXTURE_REQUEST_STATE_KEY", key);
     }
