@@ -364,7 +364,15 @@ async fn the_store_suite_passes_on_a_tls_redis() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_store_suite_passes_on_a_redis_cluster_of_three_masters() {
     let redis = Redis::start_cluster();
-    suite(Arc::new(redis.store())).await;
+    let store = Arc::new(redis.store());
+    suite(Arc::clone(&store) as Arc<dyn StateStore>).await;
+    // A prefix that names no one scope: a cluster has no index to read for it, and says so.
+    let err = store.list("list-").await.expect_err("no scope");
+    assert!(err.is_bad_value(), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "state store (redis): on a Redis Cluster, `list` answers for one scope: its prefix must start with `mcp:<namespace>:<tenant>:` (as every `ctx.state().list` does), and `list-` does not"
+    );
 }
 
 /// Two `fixture-server --http --stateless` replicas sharing one Redis and one key.

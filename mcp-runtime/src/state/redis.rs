@@ -944,6 +944,48 @@ mod tests {
     }
 
     #[test]
+    fn a_cluster_keeps_together_the_keys_of_one_scope_only() {
+        assert_eq!(group("mcp:ns:tenant:a:b"), Some("mcp:ns:tenant:".len()));
+        assert_eq!(group("mcp:ns::next_id"), Some("mcp:ns::".len()));
+        assert_eq!(group("mcp:ns%3Ax:t:"), Some("mcp:ns%3Ax:t:".len()));
+        // Tasks, rate-limit budgets, and a prefix shorter than a scope: no group.
+        assert_eq!(group("mcp-task:ns:0123"), None);
+        assert_eq!(group("ns:rate:p:alice"), None);
+        assert_eq!(group("mcp:ns:tenant"), None);
+    }
+
+    #[cfg(not(feature = "redis-tls"))]
+    #[test]
+    fn rediss_without_its_feature_names_the_feature() {
+        let err = RedisStore::open("rediss://:hunter2@db:6380").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "state store (redis): `rediss://:***@db:6380`: `rediss://` needs feature `redis-tls` of mcp-runtime"
+        );
+    }
+
+    #[cfg(not(feature = "redis-cluster"))]
+    #[test]
+    fn a_list_of_urls_without_the_cluster_feature_names_the_feature() {
+        let err = RedisStore::open("redis://a:6379,redis://b:6379").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "state store (redis): several Redis URLs (separated by commas) name a Redis Cluster: enable feature `redis-cluster` of mcp-runtime"
+        );
+    }
+
+    #[cfg(feature = "redis-tls")]
+    #[test]
+    fn tls_settings_need_a_rediss_url_and_a_ca_that_holds_a_certificate() {
+        let plain = RedisStore::open("redis://127.0.0.1:6379").unwrap();
+        let err = plain.with_tls(&RedisTls::new()).unwrap_err();
+        assert_eq!(err.to_string(), "state store (redis): 127.0.0.1:6379: TLS settings need a `rediss://` URL");
+        let tls = RedisStore::open("rediss://127.0.0.1:6379").unwrap();
+        let err = tls.with_tls(&RedisTls::new().ca_pem("not a certificate")).unwrap_err();
+        assert_eq!(err.to_string(), "state store (redis): the CA given for `rediss://` holds no PEM certificate");
+    }
+
+    #[test]
     fn scan_patterns_match_the_prefix_literally() {
         assert_eq!(pattern("mcp:a*b?[c]\\:"), "mcp:a\\*b\\?\\[c\\]\\\\:*");
     }
