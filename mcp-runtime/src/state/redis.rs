@@ -314,15 +314,14 @@ enum Place<'k> {
 impl Place<'_> {
     /// `script` run on this key (`KEYS[1]`, and on a cluster the index as `KEYS[2]`) with
     /// `args`, then the member as its last argument.
-    fn eval(&self, script: &str, args: impl FnOnce(&mut redis::Cmd)) -> redis::Cmd {
+    fn eval(&self, script: &Script, args: impl FnOnce(&mut redis::Cmd)) -> redis::Cmd {
         let mut command = redis::cmd("EVAL");
-        command.arg(script);
         match self {
             Place::Plain(key) => {
-                command.arg(1).arg(*key);
+                command.arg(script.plain).arg(1).arg(*key);
             }
             Place::Grouped { data, index, .. } => {
-                command.arg(2).arg(data).arg(index);
+                command.arg(script.indexed).arg(2).arg(data).arg(index);
             }
         }
         args(&mut command);
@@ -423,7 +422,7 @@ impl StateStore for RedisStore {
         let command = match self.place(key) {
             Place::Plain(key) if ttl == NO_TTL => redis::cmd("SET").arg(key).arg(value).clone(),
             Place::Plain(key) => redis::cmd("SET").arg(key).arg(value).arg("PX").arg(millis(ttl)).clone(),
-            grouped @ Place::Grouped { .. } => grouped.eval(SET, |c| {
+            grouped @ Place::Grouped { .. } => grouped.eval(&SET, |c| {
                 c.arg(value).arg(millis(ttl));
             }),
         };
@@ -433,7 +432,7 @@ impl StateStore for RedisStore {
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         let command = match self.place(key) {
             Place::Plain(key) => redis::cmd("DEL").arg(key).clone(),
-            grouped @ Place::Grouped { .. } => grouped.eval(DELETE, |_| {}),
+            grouped @ Place::Grouped { .. } => grouped.eval(&DELETE, |_| {}),
         };
         Box::pin(async move { Ok(self.run::<u64>(command).await? > 0) })
     }
@@ -464,7 +463,7 @@ impl StateStore for RedisStore {
     fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
         let command = match self.place(key) {
             Place::Plain(key) => redis::cmd("GETDEL").arg(key).clone(),
-            grouped @ Place::Grouped { .. } => grouped.eval(TAKE, |_| {}),
+            grouped @ Place::Grouped { .. } => grouped.eval(&TAKE, |_| {}),
         };
         Box::pin(self.run(command))
     }
@@ -476,7 +475,7 @@ impl StateStore for RedisStore {
         value: String,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        let command = self.place(key).eval(COMPARE_AND_SET, |c| {
+        let command = self.place(key).eval(&COMPARE_AND_SET, |c| {
             c.arg(if expected.is_some() { "1" } else { "0" }).arg(expected.unwrap_or("")).arg(value).arg(millis(ttl));
         });
         Box::pin(async move { Ok(self.run::<i64>(command).await? == 1) })
@@ -493,7 +492,7 @@ impl StateStore for RedisStore {
         burst: u32,
     ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
         let interval = u64::try_from(interval.as_micros()).unwrap_or(u64::MAX).max(1);
-        let command = self.place(key).eval(TAKE_RATE, |c| {
+        let command = self.place(key).eval(&TAKE_RATE, |c| {
             c.arg(interval).arg(burst.max(1));
         });
         Box::pin(async move {
@@ -507,7 +506,7 @@ impl StateStore for RedisStore {
 // answer (a bad value), not as a failed command (an unavailable store).
 impl RedisStore {
     async fn increment_by(&self, key: &str, by: i64) -> Result<i64, StoreError> {
-        let command = self.place(key).eval(INCREMENT, |c| {
+        let command = self.place(key).eval(&INCREMENT, |c| {
             c.arg(by);
         });
         match self.run::<(i64, redis::Value)>(command).await? {
@@ -544,17 +543,23 @@ impl RedisStore {
     }
 }
 
-/// Every script that writes starts with `index(ms)`: on a cluster (`KEYS[2]`, the scope's
-/// index, with the key's member as the last `ARGV`), it records that the key lives `ms`
-/// more milliseconds (0: for ever) or, for `nil`, that it is gone; drops the members whose
-/// time has passed; and lets the index itself expire with its last member. On one Redis
-/// (one key), it does nothing.
+/// A script that writes, as run on one Redis and on a cluster. Both start with
+/// `index(ms)`: on a cluster (`KEYS[2]`, the scope's index, with the key's member as the last
+/// `ARGV`), it records that the key lives `ms` more milliseconds (0: for ever) or, for
+/// `nil`, that it is gone; drops the members whose time has passed; and lets the index
+/// itself expire with its last member. On one Redis it does nothing, and is one line.
+struct Script {
+    plain: &'static str,
+    indexed: &'static str,
+}
+
 macro_rules! with_index {
     ($body:literal) => {
-        concat!(
-            r"
+        Script {
+            plain: concat!("local function index(ms) end\n", $body),
+            indexed: concat!(
+                r"
 local function index(ms)
-  if #KEYS < 2 then return end
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -574,13 +579,14 @@ local function index(ms)
   end
 end
 ",
-            $body
-        )
+                $body
+            ),
+        }
     };
 }
 
 /// `set` on a cluster: `ARGV[1]` for `ARGV[2]` ms (0: for ever).
-const SET: &str = with_index!(
+const SET: Script = with_index!(
     r"
 if ARGV[2] == '0' then
   redis.call('SET', KEYS[1], ARGV[1])
@@ -593,7 +599,7 @@ return 1
 );
 
 /// `delete` on a cluster: how many keys went (0 or 1).
-const DELETE: &str = with_index!(
+const DELETE: Script = with_index!(
     r"
 local gone = redis.call('DEL', KEYS[1])
 index(nil)
@@ -602,7 +608,7 @@ return gone
 );
 
 /// `take` on a cluster: `GETDEL`, and the key leaves the index.
-const TAKE: &str = with_index!(
+const TAKE: Script = with_index!(
     r"
 local value = redis.call('GETDEL', KEYS[1])
 index(nil)
@@ -632,7 +638,7 @@ return found
 
 /// `INCRBY KEYS[1] ARGV[1]`: `{1, sum}`, or `{0, why}` for a value that is not an integer or a
 /// sum past 64 bits. `INCRBY` keeps the key's time to live; a key it creates has none.
-const INCREMENT: &str = with_index!(
+const INCREMENT: Script = with_index!(
     r"
 local ok, sum = pcall(redis.call, 'INCRBY', KEYS[1], ARGV[1])
 if not ok then return {0, tostring(sum.err or sum)} end
@@ -647,7 +653,7 @@ return {1, sum}
 /// `compare_and_set` as one script: `ARGV[1]` says whether a value is expected (`ARGV[2]`);
 /// the key is set to `ARGV[3]` for `ARGV[4]` ms (0: for ever) only when what it holds is that value (or
 /// nothing, when none is expected). A missing key reads as `false` in Lua.
-const COMPARE_AND_SET: &str = with_index!(
+const COMPARE_AND_SET: Script = with_index!(
     r"
 local current = redis.call('GET', KEYS[1])
 if ARGV[1] == '1' then
@@ -669,7 +675,7 @@ return 1
 /// holding when the limit is next empty, a call `ARGV[1]` µs long, `ARGV[2]` at once. 0:
 /// taken; otherwise the µs until a call fits. Lua's numbers are doubles, exact for µs since
 /// the epoch (below 2^53) until the year 2255.
-const TAKE_RATE: &str = with_index!(
+const TAKE_RATE: Script = with_index!(
     r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
