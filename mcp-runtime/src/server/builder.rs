@@ -596,7 +596,7 @@ impl ServerBuilder {
 
 /// The store a URL names: `memory:` (this process only) or, with feature `redis`,
 /// `redis://[user:password@]host[:port][/db]`; with feature `redis-tls`, `rediss://…`
-/// (checked against the system's roots; a private CA needs [`RedisStore::with_tls`](crate::RedisStore));
+/// (checked against the system's roots; a private CA needs `RedisStore::with_tls`);
 /// with feature `redis-cluster`, the URLs of one or more nodes of a Redis Cluster,
 /// separated by commas (`redis://10.0.0.1:6379,redis://10.0.0.2:6379`).
 pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
