@@ -20,6 +20,8 @@ pub struct Redis {
     child: Option<Child>,
     /// Speaks TLS only, with the CA and certificate in `dir`.
     tls: bool,
+    /// Over TLS, asks clients for a certificate.
+    client_auth: bool,
     /// A temporary directory of its own (certificates, a cluster's node files), removed
     /// when dropped.
     dir: Option<PathBuf>,
@@ -37,6 +39,7 @@ impl Redis {
             port: crate::http::free_port(),
             child: None,
             tls: false,
+            client_auth: false,
             dir: None,
             others: Vec::new(),
             cluster_conf: None,
@@ -49,65 +52,48 @@ impl Redis {
     /// 127.0.0.1 signed by a CA of its own ([`Redis::ca`]), made with `openssl` in a
     /// temporary directory. Clients need no certificate.
     pub fn start_tls() -> Redis {
+        Redis::tls(false)
+    }
+
+    /// [`Redis::start_tls`]'s, but asking every client for a certificate its CA signed
+    /// (`--tls-auth-clients yes`): [`Redis::client_certificate`] is one.
+    pub fn start_tls_asking_for_client_certificates() -> Redis {
+        Redis::tls(true)
+    }
+
+    fn tls(client_auth: bool) -> Redis {
         let port = crate::http::free_port();
         let dir = std::env::temp_dir().join(format!("mcp-redis-tls-{}-{port}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a temporary directory");
-        let openssl = |args: &[&str]| {
+        let openssl = |args: &str| {
+            let args: Vec<&str> = args.split_whitespace().collect();
             let output =
-                Command::new("openssl").args(args).current_dir(&dir).output().unwrap_or_else(|e| {
+                Command::new("openssl").args(&args).current_dir(&dir).output().unwrap_or_else(|e| {
                     panic!("cannot run openssl ({e}): install it (Debian: apt-get install openssl)")
                 });
             assert!(output.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
         };
-        openssl(&[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=mcp test CA",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-        ]);
-        openssl(&[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-subj",
-            "/CN=127.0.0.1",
-            "-keyout",
-            "server.key",
-            "-out",
-            "server.csr",
-        ]);
+        openssl("req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=mcp-test-CA -keyout ca.key -out ca.pem");
         std::fs::write(dir.join("server.ext"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
             .expect("write server.ext");
-        openssl(&[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-days",
-            "2",
-            "-extfile",
-            "server.ext",
-            "-out",
-            "server.pem",
-        ]);
-        let mut redis = Redis { port, child: None, tls: true, dir: Some(dir), others: Vec::new(), cluster_conf: None };
+        std::fs::write(dir.join("client.ext"), "extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n")
+            .expect("write client.ext");
+        for (name, subject) in [("server", "127.0.0.1"), ("client", "mcp-test-client")] {
+            openssl(&format!("req -newkey rsa:2048 -nodes -subj /CN={subject} -keyout {name}.key -out {name}.csr"));
+            openssl(&format!(
+                "x509 -req -in {name}.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile {name}.ext -out {name}.pem"
+            ));
+        }
+        let mut redis =
+            Redis { port, child: None, tls: true, client_auth, dir: Some(dir), others: Vec::new(), cluster_conf: None };
         redis.restart();
         redis
+    }
+
+    /// A certificate and its key (PEM files) that a TLS Redis of this module accepts from a
+    /// client.
+    pub fn client_certificate(&self) -> Option<(PathBuf, PathBuf)> {
+        self.dir.as_ref().filter(|_| self.tls).map(|dir| (dir.join("client.pem"), dir.join("client.key")))
     }
 
     /// A fresh Redis Cluster: three masters on free loopback ports, no replicas, every slot
@@ -121,7 +107,15 @@ impl Redis {
             .map(|_| {
                 let port = crate::http::free_port();
                 let cluster_conf = Some(dir.join(format!("nodes-{port}.conf")));
-                let mut node = Redis { port, child: None, tls: false, dir: None, others: Vec::new(), cluster_conf };
+                let mut node = Redis {
+                    port,
+                    child: None,
+                    tls: false,
+                    client_auth: false,
+                    dir: None,
+                    others: Vec::new(),
+                    cluster_conf,
+                };
                 node.restart();
                 node
             })
@@ -188,6 +182,7 @@ impl Redis {
             port: port.unwrap_or_else(|| panic!("MCP_TEST_REDIS_URL={url} is not redis://127.0.0.1:<port>")),
             child: None,
             tls: false,
+            client_auth: false,
             dir: None,
             others: Vec::new(),
             cluster_conf: None,
@@ -266,7 +261,12 @@ impl Redis {
                 "--tls-key-file",
                 &files[1],
             ]);
-            args.extend(["--tls-ca-cert-file", &files[2], "--tls-auth-clients", "no"]);
+            args.extend([
+                "--tls-ca-cert-file",
+                &files[2],
+                "--tls-auth-clients",
+                if self.client_auth { "yes" } else { "no" },
+            ]);
         } else {
             args.extend(["--port", &port]);
         }

@@ -361,6 +361,26 @@ async fn the_store_suite_passes_on_a_tls_redis() {
     suite(Arc::new(redis.store())).await;
 }
 
+/// A TLS Redis that asks for a client certificate: a store that presents none is refused
+/// (a retryable failure, not a bad value, within the 3 s bound); one that presents the
+/// certificate its CA signed works.
+#[tokio::test]
+async fn a_tls_redis_that_asks_for_a_client_certificate_serves_the_store_that_presents_one() {
+    let redis = Redis::start_tls_asking_for_client_certificates();
+    let key = scoped("mtls");
+    let started = Instant::now();
+    let err = redis.store().set(&key, "1".into(), Duration::from_secs(60)).await.expect_err("no certificate");
+    assert!(!err.is_bad_value() && started.elapsed() < Duration::from_secs(4), "{err} after {:?}", started.elapsed());
+    let (chain, private_key) = redis.client_certificate().expect("a TLS Redis");
+    let ca = std::fs::read(redis.ca().expect("a TLS Redis")).expect("the CA");
+    let tls = mcp_runtime::RedisTls::new()
+        .ca_pem(ca)
+        .client_certificate(std::fs::read(chain).expect("the chain"), std::fs::read(private_key).expect("the key"));
+    let store = mcp_runtime::RedisStore::open(&redis.url()).expect("a URL").with_tls(&tls).expect("TLS settings");
+    store.set(&key, "1".into(), Duration::from_secs(60)).await.expect("set");
+    assert_eq!(store.take(&key).await.expect("take").as_deref(), Some("1"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_store_suite_passes_on_a_redis_cluster_of_three_masters() {
     let redis = Redis::start_cluster();
