@@ -151,6 +151,11 @@ impl Redis {
         }
     }
 
+    /// The port (a cluster's: its first node's).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// The PEM file of the CA that signed a TLS Redis's certificate ([`Redis::start_tls`]).
     pub fn ca(&self) -> Option<PathBuf> {
         self.dir.as_ref().filter(|_| self.tls).map(|dir| dir.join("ca.pem"))

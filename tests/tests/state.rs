@@ -371,6 +371,8 @@ async fn a_tls_redis_that_asks_for_a_client_certificate_serves_the_store_that_pr
     let started = Instant::now();
     let err = redis.store().set(&key, "1".into(), Duration::from_secs(60)).await.expect_err("no certificate");
     assert!(!err.is_bad_value() && started.elapsed() < Duration::from_secs(4), "{err} after {:?}", started.elapsed());
+    // The log says why: the connection, not a bare "Io".
+    assert!(err.to_string().starts_with(&format!("state store (redis): 127.0.0.1:{}: Io: ", redis.port())), "{err}");
     let (chain, private_key) = redis.client_certificate().expect("a TLS Redis");
     let ca = std::fs::read(redis.ca().expect("a TLS Redis")).expect("the CA");
     let tls = mcp_runtime::RedisTls::new()

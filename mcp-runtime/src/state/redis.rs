@@ -375,9 +375,12 @@ trait KindText {
 
 impl KindText for redis::RedisError {
     fn kind_text(&self) -> String {
-        match self.detail() {
-            Some(detail) => format!("{:?}: {detail}", self.kind()),
-            None => format!("{:?}", self.kind()),
+        // An I/O error's text says why a connection failed (refused, a certificate that
+        // does not verify); it holds no command and no URL.
+        match (self.detail(), std::error::Error::source(self)) {
+            (Some(detail), _) => format!("{:?}: {detail}", self.kind()),
+            (None, Some(source)) => format!("{:?}: {source}", self.kind()),
+            (None, None) => format!("{:?}", self.kind()),
         }
     }
 }
