@@ -101,7 +101,7 @@ step "packages: the minimum Rust version, cargo publish --dry-run of the three l
 bash scripts/package-check.sh
 
 step "feature matrix: mcp-runtime with each feature set a user picks (clippy on every target, then its unit tests)"
-for features in "" http jwt redis anyhow otel http,otel http,redis jwt,redis,anyhow; do
+for features in "" http jwt redis anyhow otel http,otel http,redis jwt,redis,anyhow redis-tls redis-cluster jwt,redis-tls,redis-cluster; do
   echo "-- features: ${features:-(none: the default)}"
   cargo clippy -q -p mcp-runtime --all-targets --no-default-features --features "$features" -- -D warnings
   cargo test -q -p mcp-runtime --lib --no-default-features --features "$features"

@@ -47,7 +47,7 @@
 //! The most used items: [`Server`] and [`ServerBuilder`], [`Ctx`], [`ToolError`], the
 //! [`prelude`]. Features: none by default (stdio); `http` (Streamable HTTP and bearer-token
 //! authorization), `jwt` (`JwtValidator`, implies `http`), `redis` (a shared
-//! state store), `anyhow`.
+//! state store; `redis-tls` for `rediss://`, `redis-cluster` for a Redis Cluster), `anyhow`.
 //!
 //! # Reading the runtime
 //!
@@ -87,8 +87,8 @@
 //!    `jwt`): `rpc::channel` takes the principal an authorization layer put in the HTTP
 //!    request, else the server's local one (`ServerBuilder::local_principal`).
 //!
-//! Features: `http`, `jwt`, `redis`, `otel`, `anyhow` (`From<anyhow::Error>`); none by
-//! default.
+//! Features: `http`, `jwt`, `redis`, `redis-tls`, `redis-cluster`, `otel`, `anyhow`
+//! (`From<anyhow::Error>`); none by default.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
@@ -140,6 +140,8 @@ pub use schemars;
 pub use server::{CacheScope, Error, FAILURES_META_KEY, Server, ServerBuilder, store_from_url};
 #[cfg(feature = "redis")]
 pub use state::redis::RedisStore;
+#[cfg(feature = "redis-tls")]
+pub use state::redis::RedisTls;
 pub use state::store::{MemoryStore, NO_TTL, State, StateStore, StoreError};
 pub use transport::args::ServeArgs;
 pub use transport::in_process::Connection;

@@ -231,9 +231,11 @@ impl ServerBuilder {
         self
     }
 
-    /// The state store a URL names: `memory:`, or `redis://[user:password@]host[:port][/db]`
-    /// (feature `redis`; events then travel between replicas too, as with
-    /// [`ServerBuilder::state_store`]). A URL that names no store fails
+    /// The state store a URL names (see [`store_from_url`]): `memory:`, or
+    /// `redis://[user:password@]host[:port][/db]` (feature `redis`; `rediss://` with feature
+    /// `redis-tls`; several node URLs separated by commas for a Redis Cluster, feature
+    /// `redis-cluster`). Events then travel between replicas too, as with
+    /// [`ServerBuilder::state_store`]. A URL that names no store fails
     /// [`ServerBuilder::build`].
     pub fn state_store_url(mut self, url: &str) -> Self {
         #[cfg(feature = "redis")]
@@ -616,7 +618,10 @@ impl ServerBuilder {
 }
 
 /// The store a URL names: `memory:` (this process only) or, with feature `redis`,
-/// `redis://[user:password@]host[:port][/db]`.
+/// `redis://[user:password@]host[:port][/db]`; with feature `redis-tls`, `rediss://…`
+/// (checked against the system's roots; a private CA needs `RedisStore::with_tls`);
+/// with feature `redis-cluster`, the URLs of one or more nodes of a Redis Cluster,
+/// separated by commas (`redis://10.0.0.1:6379,redis://10.0.0.2:6379`).
 pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
     if url == "memory:" || url == "memory" {
         return Ok(Arc::new(crate::state::store::MemoryStore::new()));
@@ -665,7 +670,7 @@ fn stateless_asks(tools: &[Arc<Registered>], options: &Options) -> Result<(), Er
 
 /// Whether a store URL names Redis.
 fn is_redis(url: &str) -> bool {
-    url.starts_with("redis://") || url.starts_with("redis+unix://") || url.starts_with("unix://")
+    ["redis://", "rediss://", "redis+unix://", "unix://"].iter().any(|scheme| url.starts_with(scheme))
 }
 
 pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Result<Registered, Error> {
