@@ -307,3 +307,70 @@ fn points(request: ExportMetricsServiceRequest) -> (Vec<HistogramPoint>, Vec<Sum
     }
     (histograms, sums)
 }
+
+/// A collector that stalls: it accepts connections and reads every body sent, and never
+/// answers. What an exporter meets when its collector hangs. Stops when dropped (the
+/// connections it holds close then).
+pub struct Stalled {
+    port: u16,
+    received: Arc<std::sync::atomic::AtomicU64>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Stalled {
+    /// Starts listening on a free loopback port.
+    pub fn start() -> Stalled {
+        use std::io::Read as _;
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let received = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (count, stopping) = (Arc::clone(&received), Arc::clone(&stop));
+        let thread = std::thread::spawn(move || {
+            let mut open = Vec::new();
+            for conn in listener.incoming() {
+                if stopping.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Ok(mut conn) = conn else { continue };
+                let Ok(kept) = conn.try_clone() else { continue };
+                // Kept open (never answered) until the collector stops.
+                open.push(kept);
+                let count = Arc::clone(&count);
+                std::thread::spawn(move || {
+                    let mut buf = vec![0u8; 64 * 1024];
+                    while let Ok(n @ 1..) = conn.read(&mut buf) {
+                        count.fetch_add(n as u64, Ordering::Relaxed);
+                    }
+                });
+            }
+            for conn in open {
+                let _ = conn.shutdown(std::net::Shutdown::Both);
+            }
+        });
+        Stalled { port, received, stop, thread: Some(thread) }
+    }
+
+    /// `http://127.0.0.1:<port>`: the value of `OTEL_EXPORTER_OTLP_ENDPOINT`.
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Bytes of requests read so far (headers and bodies).
+    pub fn received(&self) -> u64 {
+        self.received.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Drop for Stalled {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        // Wakes the accept loop so that it sees the stop.
+        let _ = std::net::TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

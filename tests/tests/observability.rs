@@ -4,10 +4,10 @@
 //! What a span must carry is compared whole: the exact set of attributes.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcp_tests::client::{Client, ClientEra};
-use mcp_tests::otlp::{Attr, Receiver, Span};
+use mcp_tests::otlp::{Attr, Receiver, Span, Stalled};
 use serde_json::{Value, json};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
@@ -406,6 +406,99 @@ fn an_endpoint_that_needs_tls_is_refused_with_what_to_do() {
         c.stderr().contains(
             "OpenTelemetry export is off: endpoint \"https://collector.example:4318\": this server exports over plain http:// only"
         ),
+        "{}",
+        c.stderr()
+    );
+}
+
+#[test]
+fn a_long_uri_is_cut_in_the_span() {
+    let receiver = Receiver::start();
+    let mut c = spawn(&receiver, "http/protobuf", false, &[]);
+    c.initialize();
+    // Two bytes a character: the cut is at a character boundary, counted in characters.
+    let uri = format!("secret://{}", "é".repeat(5000));
+    let id = c.request("resources/read", json!({"uri": uri}));
+    let answer = c.recv();
+    assert_eq!(answer["id"], json!(id), "{answer}");
+    stop(&mut c);
+    let spans = receiver.spans();
+    let span = the_span(&spans, "resources/read", id);
+    let cut: String = uri.chars().take(1024).chain(['…']).collect();
+    assert_eq!(
+        span.attributes,
+        strs(&[
+            ("mcp.method.name", "resources/read"),
+            ("mcp.resource.uri", &cut),
+            ("jsonrpc.request.id", &id.to_string()),
+            ("mcp.protocol.version", "2025-11-25"),
+            ("network.transport", "pipe"),
+        ])
+    );
+}
+
+/// Reads with 1 MiB URIs against a collector that takes bodies and never answers: the spans
+/// wait for export, cut, and the server's memory stays bounded. `MCP_TEST_LONG_READS` sets
+/// how many (default 150; issue 46 measured 3,000).
+#[test]
+fn against_a_stalled_collector_long_uris_keep_memory_bounded() {
+    let reads: usize = std::env::var("MCP_TEST_LONG_READS").ok().and_then(|n| n.parse().ok()).unwrap_or(150);
+    let collector = Stalled::start();
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50".to_owned()),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "600000".to_owned()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut c = Client::spawn_with(FIXTURE, &env, mcp_tests::client::Pipes::default());
+    c.initialize();
+    let uri = format!("secret://{}", "u".repeat(1 << 20));
+    let mut peak = 0;
+    for i in 0..reads {
+        let id = c.request("resources/read", json!({"uri": uri}));
+        let answer = c.recv_within(Duration::from_secs(30)).expect("an answer");
+        assert_eq!(answer["id"], json!(id), "read {i}");
+        if i % 20 == 0 {
+            peak = peak.max(c.status_kib("VmRSS").expect("VmRSS"));
+        }
+    }
+    peak = peak.max(c.status_kib("VmRSS").expect("VmRSS"));
+    let hwm = c.status_kib("VmHWM").expect("VmHWM");
+    eprintln!("{reads} reads of 1 MiB URIs, stalled collector: VmRSS peak {peak} KiB, VmHWM {hwm} KiB");
+    assert!(collector.received() > 0, "the exporter sent to the stalled collector");
+    assert!(peak < 100 * 1024, "VmRSS {peak} KiB after {reads} reads of 1 MiB URIs (bound: 100 MiB)");
+}
+
+/// At EOF, the last export waits for a stalled collector no longer than the flush grace
+/// (default 2 s): the server exits, a client's shutdown need not kill it.
+#[test]
+fn at_eof_a_stalled_collector_holds_the_exit_no_longer_than_the_flush_grace() {
+    let collector = Stalled::start();
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50".to_owned()),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "600000".to_owned()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut c = Client::spawn_with(FIXTURE, &env, mcp_tests::client::Pipes::default());
+    c.initialize();
+    for i in 0..5 {
+        assert_eq!(c.call("add", json!({"a": i, "b": 1}))["structuredContent"], json!({"sum": i + 1}));
+    }
+    // An export is under way and stalled; the calls after it wait in the queue.
+    let started = Instant::now();
+    while collector.received() == 0 && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(collector.received() > 0, "the exporter sent to the stalled collector");
+    let _ = c.call("add", json!({"a": 1, "b": 1}));
+    let eof = Instant::now();
+    c.close_stdin();
+    assert_eq!(c.wait_exit(Duration::from_secs(30)), Some(0), "{}", c.stderr());
+    let took = eof.elapsed();
+    assert!(took < Duration::from_millis(3500), "exited {took:?} after EOF (flush grace 2 s); stderr:\n{}", c.stderr());
+    assert!(
+        c.stderr().contains("the collector did not take the last spans and metrics within the flush grace"),
         "{}",
         c.stderr()
     );

@@ -31,7 +31,7 @@ use opentelemetry_http::{HttpClient, HttpError, Request, Response};
 use opentelemetry_otlp::{Protocol, WithExportConfig as _, WithHttpConfig as _};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::trace::{BatchConfigBuilder, BatchSpanProcessor, SdkTracerProvider};
 use tracing_subscriber::Layer;
 use tracing_subscriber::registry::LookupSpan;
 
@@ -39,6 +39,8 @@ use tracing_subscriber::registry::LookupSpan;
 pub(crate) struct Telemetry {
     pub(crate) tracer: SdkTracerProvider,
     pub(crate) meter: SdkMeterProvider,
+    /// The spans waiting for export, when spans are exported.
+    queue: Option<std::sync::Arc<super::queue::Queue>>,
 }
 
 static TELEMETRY: OnceLock<Option<Telemetry>> = OnceLock::new();
@@ -98,6 +100,10 @@ pub(crate) fn flush() {
     if let Err(e) = telemetry.meter.force_flush() {
         tracing::warn!(target: "mcp_runtime::otel", error = %e, "flushing metrics failed; the last readings may be lost");
     }
+    let dropped = telemetry.queue.as_ref().map_or(0, |q| q.dropped());
+    if dropped > 0 {
+        tracing::warn!(target: "mcp_runtime::otel", dropped, "spans dropped in all because the export queue was full (ServerBuilder::otel_queue_bytes, OTEL_BSP_MAX_QUEUE_SIZE)");
+    }
 }
 
 /// The pipeline the environment (`var`) describes.
@@ -145,6 +151,7 @@ fn from_env(var: &dyn Fn(&str) -> Option<String>, service: &str, version: &str) 
     };
 
     let mut spans = SdkTracerProvider::builder().with_resource(resource.clone());
+    let mut queue = None;
     if traces.is_some() {
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
@@ -153,7 +160,18 @@ fn from_env(var: &dyn Fn(&str) -> Option<String>, service: &str, version: &str) 
             .with_timeout(timeout)
             .build()
             .map_err(|e| format!("the span exporter cannot be built: {e}"))?;
-        spans = spans.with_batch_exporter(exporter);
+        // The batch processor's queue, bounded in bytes too (see `queue`): its count bound is
+        // ours, so that every drop is counted in one place.
+        let max_spans = match var("OTEL_BSP_MAX_QUEUE_SIZE") {
+            None => 2048,
+            Some(n) => n.trim().parse().map_err(|_| format!("OTEL_BSP_MAX_QUEUE_SIZE={n:?}: write a number of spans"))?,
+        };
+        let config = BatchConfigBuilder::default().with_max_queue_size(max_spans).build();
+        let bounded = super::queue::Queue::new(max_spans);
+        let exporter = super::queue::Released { inner: exporter, queue: std::sync::Arc::clone(&bounded) };
+        let batch = BatchSpanProcessor::builder(exporter).with_batch_config(config).build();
+        spans = spans.with_span_processor(super::queue::Bounded { inner: batch, queue: std::sync::Arc::clone(&bounded) });
+        queue = Some(bounded);
     }
     let mut meter = SdkMeterProvider::builder().with_resource(resource);
     if metrics.is_some() {
@@ -166,7 +184,7 @@ fn from_env(var: &dyn Fn(&str) -> Option<String>, service: &str, version: &str) 
             .map_err(|e| format!("the metric exporter cannot be built: {e}"))?;
         meter = meter.with_reader(PeriodicReader::builder(exporter).build());
     }
-    let telemetry = Telemetry { tracer: spans.build(), meter: meter.build() };
+    let telemetry = Telemetry { tracer: spans.build(), meter: meter.build(), queue };
     // The author's own instruments and spans made through the global API go the same way.
     opentelemetry::global::set_tracer_provider(telemetry.tracer.clone());
     opentelemetry::global::set_meter_provider(telemetry.meter.clone());

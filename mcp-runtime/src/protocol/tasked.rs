@@ -484,8 +484,8 @@ impl Job {
                     }
                     let outcome = self.outcome(ran);
                     match &outcome {
-                        Outcome::Result(result) => observe::task_answered(&Span::current(), Answer::Tool(result)),
-                        Outcome::Error(e) => observe::task_answered(&Span::current(), Answer::Error(e)),
+                        Outcome::Result(result) => observe::task_answered(&self.shared.observer, &Span::current(), Answer::Tool(result)),
+                        Outcome::Error(e) => observe::task_answered(&self.shared.observer, &Span::current(), Answer::Error(e)),
                         Outcome::Asked(_) => {}
                     }
                     let ending = self.ending(outcome);
