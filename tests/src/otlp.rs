@@ -102,7 +102,10 @@ struct Received {
 /// The receiver; it stops when dropped.
 pub struct Receiver {
     port: u16,
+    tls: bool,
     received: Arc<Mutex<Received>>,
+    /// TLS handshakes that failed (a client that did not trust the certificate).
+    refused: Arc<std::sync::atomic::AtomicUsize>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -110,10 +113,34 @@ pub struct Receiver {
 impl Receiver {
     /// Starts listening on a free loopback port.
     pub fn start() -> Receiver {
+        Receiver::start_with(None)
+    }
+
+    /// Starts listening over TLS on a free loopback port, with the certificate chain and the
+    /// private key of these PEM files.
+    pub fn start_tls(chain: &std::path::Path, key: &std::path::Path) -> Receiver {
+        use rustls::pki_types::pem::PemObject as _;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let chain: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_file_iter(chain).expect("chain").collect::<Result<_, _>>().expect("certificates");
+        let key = PrivateKeyDer::from_pem_file(key).expect("key");
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions")
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .expect("the certificate and its key");
+        Receiver::start_with(Some(tokio_rustls::TlsAcceptor::from(Arc::new(config))))
+    }
+
+    fn start_with(tls: Option<tokio_rustls::TlsAcceptor>) -> Receiver {
         let received: Arc<Mutex<Received>> = Arc::default();
+        let refused = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (ready, port) = std::sync::mpsc::channel();
         let state = Arc::clone(&received);
+        let failed = Arc::clone(&refused);
+        let over_tls = tls.is_some();
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
             runtime.block_on(async move {
@@ -123,20 +150,36 @@ impl Receiver {
                     let state = Arc::clone(&state);
                     async move { take(&state, request).await }
                 });
-                let _ = axum::serve(listener, app)
-                    .with_graceful_shutdown(async {
-                        let _ = stopped.await;
-                    })
-                    .await;
+                let stopped = async {
+                    let _ = stopped.await;
+                };
+                let _ = match tls {
+                    None => axum::serve(listener, app).with_graceful_shutdown(stopped).await,
+                    Some(acceptor) => {
+                        axum::serve(TlsListener { listener, acceptor, failed }, app)
+                            .with_graceful_shutdown(stopped)
+                            .await
+                    }
+                };
             });
         });
         let port = port.recv_timeout(Duration::from_secs(10)).expect("the receiver listens");
-        Receiver { port, received, stop: Some(stop), thread: Some(thread) }
+        Receiver { port, tls: over_tls, received, refused, stop: Some(stop), thread: Some(thread) }
     }
 
-    /// `http://127.0.0.1:<port>`: the value of `OTEL_EXPORTER_OTLP_ENDPOINT`.
+    /// `http://127.0.0.1:<port>` (`https://localhost:<port>` over TLS, the name its
+    /// certificate is for): the value of `OTEL_EXPORTER_OTLP_ENDPOINT`.
     pub fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        if self.tls {
+            format!("https://localhost:{}", self.port)
+        } else {
+            format!("http://127.0.0.1:{}", self.port)
+        }
+    }
+
+    /// TLS handshakes that failed so far.
+    pub fn refused_handshakes(&self) -> usize {
+        self.refused.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The spans received so far.
@@ -185,6 +228,34 @@ impl Drop for Receiver {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+    }
+}
+
+/// Connections accepted over TLS; those whose handshake fails are counted and dropped.
+struct TlsListener {
+    listener: tokio::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+    failed: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl axum::serve::Listener for TlsListener {
+    type Io = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let Ok((stream, addr)) = self.listener.accept().await else { continue };
+            match self.acceptor.accept(stream).await {
+                Ok(stream) => return (stream, addr),
+                Err(_) => {
+                    self.failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.listener.local_addr()
     }
 }
 

@@ -4,6 +4,7 @@
 //! What a span must carry is compared whole: the exact set of attributes.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use mcp_tests::client::{Client, ClientEra};
@@ -392,23 +393,118 @@ fn without_an_endpoint_nothing_is_sent() {
     assert!(!c.stderr().contains("OpenTelemetry"), "{}", c.stderr());
 }
 
+/// A private CA, another one, and a certificate for `localhost` that the first signs, made
+/// with `openssl` into a fresh directory: `ca.pem`, `other-ca.pem`, `server.pem`, `server.key`.
+fn pki(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-otel-tls-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("openssl runs (apt-get install openssl)");
+        assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
+    for ca in ["ca", "other-ca"] {
+        let (key, pem, subject) = (format!("{ca}.key"), format!("{ca}.pem"), format!("/CN=mcp-runtime test {ca}"));
+        let mut args = vec!["req", "-x509"];
+        args.extend(ec);
+        args.extend(["-keyout", &key, "-out", &pem, "-days", "2", "-subj", &subject]);
+        args.extend(["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"]);
+        run(&args);
+    }
+    let mut args = vec!["req"];
+    args.extend(ec);
+    args.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"]);
+    run(&args);
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n",
+    )
+    .expect("write");
+    run(&[
+        "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+        "server.pem", "-days", "2", "-extfile", "server.ext",
+    ]);
+    dir
+}
+
+fn path(dir: &std::path::Path, file: &str) -> String {
+    dir.join(file).to_str().expect("a UTF-8 path").to_owned()
+}
+
 #[test]
-fn an_endpoint_that_needs_tls_is_refused_with_what_to_do() {
-    let mut c = Client::spawn_with(
-        FIXTURE,
-        &[("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector.example:4318")],
-        mcp_tests::client::Pipes::default(),
+fn over_https_spans_and_metrics_arrive_with_the_given_ca() {
+    let dir = pki("given");
+    let receiver = Receiver::start_tls(&dir.join("server.pem"), &dir.join("server.key"));
+    let ca = path(&dir, "ca.pem");
+    let mut c = spawn(&receiver, "http/protobuf", false, &[("OTEL_EXPORTER_OTLP_CERTIFICATE", &ca)]);
+    c.initialize();
+    let id = c.request("tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}}));
+    assert_eq!(c.recv()["result"]["structuredContent"], json!({"sum": 5}));
+    stop(&mut c);
+    let spans = receiver.spans();
+    let span = the_span(&spans, "tools/call add", id);
+    assert_eq!(span.kind, SERVER);
+    assert!(
+        receiver.histograms().iter().any(|h| h.metric == "mcp.server.operation.duration"),
+        "{:?}",
+        receiver.histograms()
+    );
+    assert_eq!(receiver.refused_handshakes(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn over_https_a_signal_s_own_certificate_wins_and_an_unknown_ca_is_refused() {
+    let dir = pki("per-signal");
+    let receiver = Receiver::start_tls(&dir.join("server.pem"), &dir.join("server.key"));
+    // Spans trust the CA that signed the collector's certificate; metrics another one.
+    let (ca, other) = (path(&dir, "ca.pem"), path(&dir, "other-ca.pem"));
+    let mut c = spawn(
+        &receiver,
+        "http/protobuf",
+        false,
+        &[("OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", &ca), ("OTEL_EXPORTER_OTLP_CERTIFICATE", &other)],
     );
     c.initialize();
-    assert_eq!(c.call("add", json!({"a": 1, "b": 1}))["structuredContent"], json!({"sum": 2}), "the server serves on");
+    let id = c.request("tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}}));
+    assert_eq!(c.recv()["result"]["structuredContent"], json!({"sum": 5}), "calls are unaffected");
     stop(&mut c);
-    assert!(
-        c.stderr().contains(
-            "OpenTelemetry export is off: endpoint \"https://collector.example:4318\": this server exports over plain http:// only"
-        ),
-        "{}",
-        c.stderr()
-    );
+    the_span(&receiver.spans(), "tools/call add", id);
+    assert!(receiver.histograms().is_empty(), "{:?}", receiver.histograms());
+    assert!(receiver.refused_handshakes() > 0, "the metrics' exporter did not trust the collector");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn over_https_a_private_ca_is_not_trusted_by_default_and_calls_go_on() {
+    let dir = pki("default-roots");
+    let receiver = Receiver::start_tls(&dir.join("server.pem"), &dir.join("server.key"));
+    for certificate in [None, Some(path(&dir, "other-ca.pem"))] {
+        let extra: Vec<(&str, &str)> =
+            certificate.iter().map(|ca| ("OTEL_EXPORTER_OTLP_CERTIFICATE", ca.as_str())).collect();
+        let mut c = spawn(&receiver, "http/protobuf", true, &extra);
+        c.initialize();
+        for i in 0..3 {
+            assert_eq!(c.call("add", json!({"a": i, "b": 1}))["structuredContent"], json!({"sum": i + 1}));
+        }
+        stop(&mut c);
+        assert!(receiver.spans().is_empty(), "{:?}", receiver.spans());
+        assert!(receiver.refused_handshakes() > 0, "the exporter did not trust the collector");
+        let stderr = c.stderr();
+        let endpoint = format!("{}/v1/traces", receiver.endpoint());
+        assert!(
+            stderr.contains(&format!(
+                "an OTLP export failed endpoint={endpoint} error=invalid peer certificate: UnknownIssuer"
+            )),
+            "the failed export is logged with its cause: {stderr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
