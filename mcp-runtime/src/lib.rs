@@ -69,8 +69,8 @@
 //!    ask loop, the failure at the family's site. `resources` (with `uri_template`),
 //!    `prompts` and `completion` supply resolve, run and shape.
 //! 5. `tools/`, `observe/`: what a tool is at run time (`tool`, `params`, `output`, `pace`,
-//!    `checks`); what a request leaves behind (its `span`, `metrics`, their OTLP `export`,
-//!    feature `otel`).
+//!    `checks`); what a request leaves behind (its `span`, `metrics`, their OTLP `export`
+//!    and its bounded `queue`, feature `otel`).
 //! 6. `context/`: what a handler sees (`ctx`, `logging`, `text`), asking the caller (`ask`;
 //!    over a 2025 session the `shim` sends real requests), `consent`.
 //! 7. `schema/`, `hooks/`: schemas made once (`generate`) and checked per call (`validate`);
@@ -83,8 +83,8 @@
 //!    `jwt`): `rpc::channel` takes the principal an authorization layer put in the HTTP
 //!    request, else the server's local one (`ServerBuilder::local_principal`).
 //!
-//! Features: `http`, `jwt`, `redis`, `otel`, `anyhow` (`From<anyhow::Error>`); none by
-//! default.
+//! Features: `http`, `jwt`, `redis`, `otel` (`otel-tls` for `https://` collectors), `anyhow`
+//! (`From<anyhow::Error>`); none by default.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]

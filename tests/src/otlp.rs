@@ -170,11 +170,7 @@ impl Receiver {
     /// `http://127.0.0.1:<port>` (`https://localhost:<port>` over TLS, the name its
     /// certificate is for): the value of `OTEL_EXPORTER_OTLP_ENDPOINT`.
     pub fn endpoint(&self) -> String {
-        if self.tls {
-            format!("https://localhost:{}", self.port)
-        } else {
-            format!("http://127.0.0.1:{}", self.port)
-        }
+        if self.tls { format!("https://localhost:{}", self.port) } else { format!("http://127.0.0.1:{}", self.port) }
     }
 
     /// TLS handshakes that failed so far.

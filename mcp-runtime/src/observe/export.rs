@@ -163,13 +163,16 @@ fn from_env(var: &dyn Fn(&str) -> Option<String>, service: &str, version: &str) 
         // ours, so that every drop is counted in one place.
         let max_spans = match var("OTEL_BSP_MAX_QUEUE_SIZE") {
             None => 2048,
-            Some(n) => n.trim().parse().map_err(|_| format!("OTEL_BSP_MAX_QUEUE_SIZE={n:?}: write a number of spans"))?,
+            Some(n) => {
+                n.trim().parse().map_err(|_| format!("OTEL_BSP_MAX_QUEUE_SIZE={n:?}: write a number of spans"))?
+            }
         };
         let config = BatchConfigBuilder::default().with_max_queue_size(max_spans).build();
         let bounded = super::queue::Queue::new(max_spans);
         let exporter = super::queue::Released { inner: exporter, queue: std::sync::Arc::clone(&bounded) };
         let batch = BatchSpanProcessor::builder(exporter).with_batch_config(config).build();
-        spans = spans.with_span_processor(super::queue::Bounded { inner: batch, queue: std::sync::Arc::clone(&bounded) });
+        spans =
+            spans.with_span_processor(super::queue::Bounded { inner: batch, queue: std::sync::Arc::clone(&bounded) });
         queue = Some(bounded);
     }
     let mut meter = SdkMeterProvider::builder().with_resource(resource);
@@ -252,11 +255,12 @@ fn tls(var: &dyn Fn(&str) -> Option<String>, signal: &str, endpoint: Option<&str
             }
         }
     }
-    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS cannot be set up: {e}"))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+    let config =
+        rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("TLS cannot be set up: {e}"))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
     Ok(Some(std::sync::Arc::new(config)))
 }
 

@@ -152,8 +152,8 @@ impl ServerBuilder {
     /// (`http/protobuf`, `http/json`), `OTEL_SERVICE_NAME` (default: this server's name),
     /// `OTEL_TRACES_SAMPLER`, `OTEL_METRIC_EXPORT_INTERVAL` and the other standard variables
     /// apply. What is batched is flushed when the server stops serving. A configuration
-    /// that cannot be served (an `https://` endpoint, `grpc`) turns the export off with a
-    /// line on stderr that says what to do.
+    /// that cannot be served (an `https://` endpoint without feature `otel-tls`, `grpc`)
+    /// turns the export off with a line on stderr that says what to do.
     ///
     /// The export is set up once per process. When a `tracing` subscriber is installed
     /// already, spans are exported only if it holds [`otel_layer`](crate::otel_layer) (a
