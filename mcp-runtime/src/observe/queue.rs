@@ -7,8 +7,9 @@
 //! (estimated from what they hold: name, attributes, events, links, status); [`Released`]
 //! wraps the exporter and gives a batch's share back once its export ended (sent, refused or
 //! timed out). A span that would take the queue past either bound is dropped and counted.
-//! As the count bound is the batch processor's own, its channel never overflows: every span
-//! dropped is dropped, and counted, here.
+//! As the count bound is the batch processor's own (and what is counted here includes the
+//! batch being exported, which has left its channel), its channel never overflows: every
+//! drop happens, and is counted, here.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
