@@ -73,7 +73,7 @@
 //!    `uri_template`), `prompts`, `completion`, and `page` (list cursors).
 //! 5. `options`, `tasks/`, `observe/`: the server's settings and limits; tasks kept in the
 //!    state store (`record`, `book`); what a request leaves behind (its `span`, `metrics`,
-//!    their OTLP `export`, feature `otel`).
+//!    their OTLP `export` and its bounded `queue`, feature `otel`).
 //! 6. `context/`: what a handler sees (`ctx`, `logging`, `text`), asking the caller (`ask`;
 //!    over a 2025 session the `shim` sends real requests), `consent`.
 //! 7. `schema/`, `hooks/`: schemas made once (`generate`) and checked per call (`validate`);
@@ -87,7 +87,8 @@
 //!    `jwt`): `rpc::channel` takes the principal an authorization layer put in the HTTP
 //!    request, else the server's local one (`ServerBuilder::local_principal`).
 //!
-//! Features: `http`, `jwt`, `redis`, `redis-tls`, `redis-cluster`, `otel`, `anyhow`
+//! Features: `http`, `jwt`, `redis`, `redis-tls`, `redis-cluster`, `otel` (`otel-tls` for
+//! `https://` collectors), `anyhow`
 //! (`From<anyhow::Error>`); none by default.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]

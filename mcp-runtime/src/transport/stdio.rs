@@ -56,6 +56,7 @@ impl Server {
     /// threads, requests, cancellations and EOF are read, and pings answered.
     pub async fn serve_stdio(self) -> Result<(), Error> {
         let calls = tokio::runtime::Handle::current();
+        let flush_grace = self.shared.options.otel_flush_grace;
         let (done, served) = tokio::sync::oneshot::channel();
         std::thread::Builder::new().name("mcp-stdio".into()).spawn(move || {
             let result =
@@ -77,7 +78,7 @@ impl Server {
             let _ = done.send(result);
         })?;
         let served = served.await.unwrap_or_else(|_| Err(std::io::Error::other("the stdio thread panicked").into()));
-        crate::transport::flush_telemetry().await;
+        crate::transport::flush_telemetry(flush_grace).await;
         served
     }
 
@@ -88,8 +89,9 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        let flush_grace = self.shared.options.otel_flush_grace;
         let served = self.serve_on(input, output, &tokio::runtime::Handle::current(), std::future::pending()).await;
-        crate::transport::flush_telemetry().await;
+        crate::transport::flush_telemetry(flush_grace).await;
         served
     }
 

@@ -50,7 +50,8 @@
 //!   `FIXTURE_AUTH_*` variables), holds those scopes only (`local_principal`); unset, it
 //!   holds every scope.
 //! - `OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard `OTEL_*` variables: spans and
-//!   metrics exported over OTLP/HTTP (`ServerBuilder::otel`); without an endpoint, nothing.
+//!   metrics exported over OTLP/HTTP (`ServerBuilder::otel`), over TLS to an `https://` one
+//!   (feature `otel-tls`, `OTEL_EXPORTER_OTLP_CERTIFICATE`); without an endpoint, nothing.
 //! - `FIXTURE_RATE_LIMIT=<n>/s` (or `/min`, `/h`): the rate-limit hook, per principal, else
 //!   per client address, else per connection; shared by the replicas through the store when
 //!   `FIXTURE_STATE_STORE` is set.

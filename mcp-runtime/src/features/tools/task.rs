@@ -518,7 +518,7 @@ impl Job {
                         break;
                     }
                     let outcome = self.outcome(ran);
-                    envelope = outcome.answer().and_then(|answer| observe::task_answered(&Span::current(), answer));
+                    envelope = outcome.answer().and_then(|answer| observe::task_answered(&self.shared.observer, &Span::current(), answer));
                     let ending = self.ending(outcome);
                     match self.write(id, |r, at| self.apply(r, &ending, at)).await {
                         Some(record) if !record.is_terminal() => {}
