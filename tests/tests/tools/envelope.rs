@@ -295,11 +295,10 @@ fn terms(result: &Value) -> (Option<String>, Option<bool>, Option<String>, Strin
     }
     let text = result["content"][0]["text"].as_str().expect("an error text");
     let line = text.rsplit_once("\n\n(").expect("a terms line").1.trim_end_matches(')');
-    let mut parts = line.split(" · ");
     let mut reason = None;
     let mut retryable = None;
-    let mut rid = String::new();
-    for part in parts.by_ref() {
+    let mut rid = "";
+    for part in line.split(" · ") {
         if let Some(r) = part.strip_prefix("reason ") {
             reason = Some(r.to_owned());
         } else if part == "retryable" {
@@ -307,12 +306,12 @@ fn terms(result: &Value) -> (Option<String>, Option<bool>, Option<String>, Strin
         } else if part == "not retryable" {
             retryable = Some(false);
         } else if let Some(id) = part.strip_prefix("request ") {
-            rid = id.to_owned();
+            rid = id;
         }
     }
     let hint = text.split_once("\n\nRecovery: ").map(|(_, rest)| rest.split("\n\n").next().unwrap_or("").to_owned());
     // A result without structuredContent.error here is an output-schema failure: -32603.
-    (reason, retryable, hint, rid, -32603)
+    (reason, retryable, hint, rid.to_owned(), -32603)
 }
 
 /// The draft's `class` of an error code (docs/errors.md#the-draft-failure-standards).
