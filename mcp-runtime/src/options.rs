@@ -39,6 +39,9 @@ pub(crate) struct Options {
     /// `tools/list` carries each tool's declared failure modes in its `_meta`
     /// ([`FAILURES_META_KEY`](crate::FAILURES_META_KEY)).
     pub(crate) list_failures: bool,
+    /// Arguments that fail the input schema are repaired when they then validate
+    /// (`ServerBuilder::repair_inputs`).
+    pub(crate) repair_inputs: bool,
     /// How `#[tool(task = ..)]` tools' tasks behave.
     pub(crate) tasks: crate::tasks::Settings,
     pub(crate) http: HttpOptions,
@@ -81,6 +84,7 @@ impl Default for Options {
             local_principal: std::sync::Arc::new(crate::auth::principal::Principal::local()),
             consents_per_caller: crate::state::store::DEFAULT_CONSENTS_PER_CALLER,
             list_failures: true,
+            repair_inputs: true,
             tasks: crate::tasks::Settings::default(),
             http: HttpOptions::default(),
         }

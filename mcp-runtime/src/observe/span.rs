@@ -84,6 +84,7 @@ fn make(start: &Start<'_>) -> Span {
         mcp_runtime.error.reason = Empty,
         mcp_runtime.error.retryable = Empty,
         mcp_runtime.request.id = Empty,
+        mcp_runtime.input.repairs = Empty,
     );
     if span.is_disabled() {
         return span;

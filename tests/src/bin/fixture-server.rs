@@ -48,6 +48,8 @@
 //!   per client address, else per connection; shared by the replicas through the store when
 //!   `FIXTURE_STATE_STORE` is set.
 //! - `FIXTURE_AUDIT=stderr`: the audit hook, one JSON line per call on stderr.
+//! - `FIXTURE_REPAIR=0`: no input repairs (`repair_inputs(false)`): arguments that fail a
+//!   tool's input schema are refused as sent.
 
 fn number(name: &str) -> Option<u64> {
     let value = std::env::var(name).ok()?;
@@ -80,7 +82,8 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .configure(mcp_tests::fixture::builder(strict))
         .otel()
         .structured_errors_always(std::env::var("FIXTURE_STRUCTURED_ERRORS").is_ok_and(|v| v == "always"))
-        .list_failures(!std::env::var("FIXTURE_LIST_FAILURES").is_ok_and(|v| v == "off"));
+        .list_failures(!std::env::var("FIXTURE_LIST_FAILURES").is_ok_and(|v| v == "off"))
+        .repair_inputs(!std::env::var("FIXTURE_REPAIR").is_ok_and(|v| v == "0"));
     if let Some(n) = number("FIXTURE_MAX_IN_FLIGHT") {
         builder = builder.max_in_flight(usize::try_from(n).unwrap_or(usize::MAX));
     }

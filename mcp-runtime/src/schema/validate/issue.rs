@@ -38,9 +38,16 @@ pub(super) enum Hint {
     /// A value out of its range or length: the end of `Send <path> …` (`as an integer from 1
     /// to 50`), naming every bound of the schema.
     Bound(String),
+    /// Another value to send: the end of `Send <path> …` (`as a multiple of 0.5`).
+    Send(String),
+    /// A value that is not one of an `enum`'s or a `const`'s: the values (as JSON), and the
+    /// one the value sent probably means (`Did you mean "memory"?`).
+    Choice { values: Vec<String>, near: Option<String> },
+    /// Sentences of their own (what the closest shape of a union needs).
+    Text(String),
     /// A missing required field.
     Missing,
-    /// Restated as its detail line.
+    /// Nothing more precise to say: send the value its schema describes.
     Restate,
 }
 

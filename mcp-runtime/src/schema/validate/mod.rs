@@ -26,6 +26,7 @@ use walk::Walk;
 mod deserialize;
 mod issue;
 mod refusal;
+mod repair;
 mod unknown;
 mod walk;
 mod words;
@@ -35,6 +36,7 @@ mod tests;
 
 pub(crate) use deserialize::{deserialize_args, deserialize_failure, deserialize_property};
 pub(crate) use issue::Seg;
+pub(crate) use repair::{Repair, repair};
 
 /// Validator errors turned into issues; later ones are only counted (` (+N more)`).
 const KEPT_ERRORS: usize = 256;
