@@ -13,6 +13,8 @@ use crate::rpc::envelope::display_name;
 
 /// Lines the detail renders (and the hint is built from).
 pub(super) const DETAIL_LINES: usize = 10;
+/// Values of an `enum` a hint names; beyond, it says how many there are.
+const LISTED_CHOICES: usize = 10;
 /// Entries of `data.issues`.
 pub(super) const LISTED_ISSUES: usize = 30;
 
@@ -134,6 +136,13 @@ pub(super) fn hint(issues: &[Issue]) -> String {
                 let name = named(&issue.path);
                 let text = match (values.as_slice(), near) {
                     ([only], _) => format!("Send {name} as {only}."),
+                    // A long list is the detail's to show (cut), not the hint's.
+                    (values, None) if values.len() > LISTED_CHOICES => {
+                        format!("Send {name} as one of the {} values its schema lists.", values.len())
+                    }
+                    (values, Some(near)) if values.len() > LISTED_CHOICES => {
+                        format!("Send {name} as one of the {} values its schema lists. Did you mean {near}?", values.len())
+                    }
                     (values, None) => format!("Send {name} as one of {}.", or_list(values)),
                     (values, Some(near)) => {
                         format!("Send {name} as one of {}. Did you mean {near}?", or_list(values))

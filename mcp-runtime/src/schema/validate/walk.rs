@@ -440,9 +440,17 @@ impl<'s> Walk<'s> {
             return Issue::new(path, keyword.to_owned(), message, Hint::Restate);
         };
         let shape = |i: usize| self.shape(branches.and_then(|b| b.get(i)));
+        // `null` is no shape of its own: an `Option<T>`'s union has one shape, `T`.
+        let is_null = |i: &usize| {
+            branches.and_then(|b| b.get(*i)).is_some_and(|b| self.resolve(b).get("type").and_then(Value::as_str) == Some("null"))
+        };
         let lines = issues.iter().map(|x| x.line_from(base)).collect::<Vec<_>>().join("; ");
-        let message = format!("matches none of its {} shapes; closest {}: {lines}", context.len(), shape(closest));
-        let others: Vec<String> = (0..context.len()).filter(|i| *i != closest).map(shape).collect();
+        let others: Vec<String> = (0..context.len()).filter(|i| *i != closest && !is_null(i)).map(shape).collect();
+        let message = if others.is_empty() {
+            lines
+        } else {
+            format!("matches none of its {} shapes; closest {}: {lines}", others.len() + 1, shape(closest))
+        };
         let owner = if path.is_empty() { "the arguments".to_owned() } else { super::issue::dotted(&path) };
         let mut text = super::refusal::hint(issues);
         if !others.is_empty() {
