@@ -9,8 +9,9 @@
 //!
 //! Attributes outside the conventions, for the operator going from a caller's complaint to
 //! the trace, are namespaced `mcp_runtime.*`: `mcp_runtime.error.reason` (the envelope's
-//! declared reason), `mcp_runtime.error.retryable` and `mcp_runtime.request.id` (the
-//! envelope's request id, which the caller sees).
+//! declared reason), `mcp_runtime.error.retryable`, `mcp_runtime.request.id` (the
+//! envelope's request id, which the caller sees) and `mcp_runtime.input.repairs` (a call's
+//! input repairs, docs/errors.md#repairs).
 
 use serde_json::Value;
 use serde_json::value::RawValue;

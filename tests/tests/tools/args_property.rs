@@ -501,8 +501,7 @@ fn single_mistakes_get_right_hints_or_repairs() {
     let strategy = (valid_call(), mistakes, any::<prop::sample::Index>(), any::<prop::sample::Index>());
     let outcome = runner(768).run(&strategy, |((tool, valid), mistake, pick, at)| {
         let Some(args) = make(&valid, mistake, pick, at) else { return Ok(()) };
-        let (Some(result), Some(expected)) = (call(&rt, &server, tool, &args), call(&rt, &server, tool, &valid))
-        else {
+        let (Some(result), Some(expected)) = (call(&rt, &server, tool, &args), call(&rt, &server, tool, &valid)) else {
             return Ok(());
         };
         let context = format!("{tool} {valid} with {mistake:?}: {args}\n{result:#}");
@@ -531,5 +530,8 @@ fn single_mistakes_get_right_hints_or_repairs() {
         panic!("{e}");
     }
     let (refused, repaired, suggested) = counts.into_inner();
-    assert!(refused > 100 && repaired > 10 && suggested > 5, "refused {refused}, repaired {repaired}, suggested {suggested}");
+    assert!(
+        refused > 100 && repaired > 10 && suggested > 5,
+        "refused {refused}, repaired {repaired}, suggested {suggested}"
+    );
 }

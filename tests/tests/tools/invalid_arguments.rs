@@ -887,7 +887,9 @@ fn issue_42_table() {
     assert_eq!(result, json!({"content": [{"type": "text", "text": "ok"}]}));
     let result = c.call("configure", json!({"opts": {"a": "x"}, "rows": "7", "items": {"name": "n"}}));
     assert_eq!(result, json!({"content": [{"type": "text", "text": "a=x rows=7 items=n"}]}));
-    for repairs in ["number_from_string at a", "list_of_one at tags", "number_from_string at rows, list_of_one at items"] {
+    for repairs in
+        ["number_from_string at a", "list_of_one at tags", "number_from_string at rows, list_of_one at items"]
+    {
         assert!(c.wait_for_stderr(repairs, 1), "no record of {repairs}:\n{}", c.stderr());
     }
     let stderr = c.stderr();
@@ -992,13 +994,21 @@ async fn repairs_reach_nested_values() {
     let result = server.call("plan", args.clone()).await;
     assert_eq!(result.first_text(), Some("3-open [true] / circle 1.5"), "{result:?}");
     // `"1.5"` is no integer: `start` cannot be repaired, and nothing is.
-    let result = server.call("plan", json!({"windows": [{"start": "1.5", "flags": []}], "shape": {"kind": "square", "side": 1}})).await;
+    let result = server
+        .call("plan", json!({"windows": [{"start": "1.5", "flags": []}], "shape": {"kind": "square", "side": 1}}))
+        .await;
     let mut result = serde_json::to_value(result).expect("serializes");
     take_request_id(&mut result);
-    assert_eq!(result["structuredContent"]["error"]["message"], json!("Invalid arguments for tool plan: windows.0.start: expected integer, received string"));
+    assert_eq!(
+        result["structuredContent"]["error"]["message"],
+        json!("Invalid arguments for tool plan: windows.0.start: expected integer, received string")
+    );
     let result = server.call("plan_as_sent", json!({"windows": {"start": 1, "flags": []}})).await;
     let result = serde_json::to_value(result).expect("serializes");
-    assert_eq!(result["structuredContent"]["error"]["message"], json!("Invalid arguments for tool plan_as_sent: windows: expected array, received object"));
+    assert_eq!(
+        result["structuredContent"]["error"]["message"],
+        json!("Invalid arguments for tool plan_as_sent: windows: expected array, received object")
+    );
     let off = mcp_runtime::Server::builder("t", "0").tool(plan).repair_inputs(false).build().expect("builds");
     let result = serde_json::to_value(off.call("plan", args).await).expect("serializes");
     assert_eq!(result["structuredContent"]["error"]["data"]["reason"], json!("invalid_arguments"), "{result}");

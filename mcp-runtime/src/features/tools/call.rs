@@ -11,15 +11,15 @@ use crate::context::ask::{self, Operation, Reply, Sealing};
 use crate::context::ctx::{Call, CancelState, Progress};
 use crate::features::Shared;
 use crate::features::call::{Handler, Road, Served, Tool, unknown};
-use crate::features::tools::{Registered, Tools};
-use crate::schema::validate::Repair;
 use crate::features::tools::run::{Ran, finished, handler_failed, run};
 use crate::features::tools::task;
+use crate::features::tools::{Registered, Tools};
 use crate::rpc::channel::Channel;
 use crate::rpc::envelope::{Origin, Site, display_name, fail};
 use crate::rpc::era::{Client, Era};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
+use crate::schema::validate::Repair;
 
 /// A `tools/call` whose params have the `CallToolRequest` shape.
 pub(crate) struct CallRequest {

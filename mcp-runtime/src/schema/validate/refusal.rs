@@ -141,7 +141,10 @@ pub(super) fn hint(issues: &[Issue]) -> String {
                         format!("Send {name} as one of the {} values its schema lists.", values.len())
                     }
                     (values, Some(near)) if values.len() > LISTED_CHOICES => {
-                        format!("Send {name} as one of the {} values its schema lists. Did you mean {near}?", values.len())
+                        format!(
+                            "Send {name} as one of the {} values its schema lists. Did you mean {near}?",
+                            values.len()
+                        )
                     }
                     (values, None) => format!("Send {name} as one of {}.", or_list(values)),
                     (values, Some(near)) => {
@@ -174,7 +177,8 @@ pub(super) fn hint(issues: &[Issue]) -> String {
                         let _ = write!(text, " Did you mean {near}?");
                     }
                     nears => {
-                        let each: Vec<String> = nears.iter().map(|(near, key, _)| format!("{near} for {key}")).collect();
+                        let each: Vec<String> =
+                            nears.iter().map(|(near, key, _)| format!("{near} for {key}")).collect();
                         let _ = write!(text, " Did you mean {}?", and_list(&each));
                     }
                 }

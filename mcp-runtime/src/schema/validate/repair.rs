@@ -123,7 +123,14 @@ fn number_in(s: &str) -> Option<Number> {
     })
 }
 
-fn repair_at<'s>(walk: &Walk<'s>, node: &'s Value, value: &mut Value, path: &mut Vec<Seg>, out: &mut Vec<Repair>, depth: usize) {
+fn repair_at<'s>(
+    walk: &Walk<'s>,
+    node: &'s Value,
+    value: &mut Value,
+    path: &mut Vec<Seg>,
+    out: &mut Vec<Repair>,
+    depth: usize,
+) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -142,15 +149,10 @@ fn repair_at<'s>(walk: &Walk<'s>, node: &'s Value, value: &mut Value, path: &mut
                     .flatten()
                     .map(Value::Number)
                     .filter(|n| ty.iter().any(|t| has_type(n, t)));
-                let boolean = || {
-                    ty.contains(&"boolean")
-                        .then(|| match s.as_str() {
-                            "true" => Some(true),
-                            "false" => Some(false),
-                            _ => None,
-                        })
-                        .flatten()
-                        .map(Value::Bool)
+                let boolean = || match (ty.contains(&"boolean"), s.as_str()) {
+                    (true, "true") => Some(Value::Bool(true)),
+                    (true, "false") => Some(Value::Bool(false)),
+                    _ => None,
                 };
                 number
                     .map(|n| (n, RepairKind::NumberFromString))

@@ -137,7 +137,10 @@ fn other_keywords_are_named() {
     let schema = json!({"type": "object", "properties": {"o": {"type": "object", "minProperties": 1}, "x": {"not": {"type": "string"}}}});
     let (detail, hint, issues) = refuse(&schema, &json!({"x": "s", "o": {}}));
     assert_eq!(detail, "o: does not match the schema (minProperties), x: does not match the schema (not)");
-    assert_eq!(hint, "Send o as the input schema in tools/list describes. Send x as the input schema in tools/list describes.");
+    assert_eq!(
+        hint,
+        "Send o as the input schema in tools/list describes. Send x as the input schema in tools/list describes."
+    );
     assert_eq!(
         issues,
         json!([
@@ -183,7 +186,10 @@ fn untagged_one_ofs_read_like_any_ofs() {
     let (detail, hint, issues) = refuse(&schema, &json!({"v": ["a", 1, true]}));
     let message = "matches none of its 2 shapes; closest an array: 0: expected integer, received string; 2: expected integer, received boolean";
     assert_eq!(detail, format!("v: {message}"));
-    assert_eq!(hint, "Send v.0 as an integer, not a string. Send v.2 as an integer, not a boolean. Or send v as a string.");
+    assert_eq!(
+        hint,
+        "Send v.0 as an integer, not a string. Send v.2 as an integer, not a boolean. Or send v as a string."
+    );
     assert_eq!(issues, json!([{"path": ["v"], "keyword": "oneOf", "message": message}]));
     // The array branch fails only on its root type; the string branch got past it.
     let (detail, hint, _) = refuse(&schema, &json!({"v": "a"}));
@@ -416,7 +422,8 @@ fn repairs_have_one_reading_and_only_where_the_schema_refuses_the_value() {
         &["n"],
     );
     let (value, repairs, valid) =
-        repaired(&schema, &json!({"n": "5", "x": "-1.5e1", "on": "false", "tags": "7", "opt": null})).expect("repaired");
+        repaired(&schema, &json!({"n": "5", "x": "-1.5e1", "on": "false", "tags": "7", "opt": null}))
+            .expect("repaired");
     assert_eq!(value, json!({"n": 5, "x": -15.0, "on": false, "tags": [7]}));
     assert_eq!(
         repairs,
@@ -435,7 +442,9 @@ fn repairs_have_one_reading_and_only_where_the_schema_refuses_the_value() {
     assert_eq!(repaired(&schema, &json!({"n": 1, "s": "5", "either": "5"})), None);
     // No second reading: a fraction is no integer, spaces and `+` are no JSON number,
     // `"True"` is no boolean, a required field's `null` is not absent.
-    for args in [json!({"n": "1.5"}), json!({"n": " 5"}), json!({"n": "+5"}), json!({"n": 1, "on": "True"}), json!({"n": null})] {
+    for args in
+        [json!({"n": "1.5"}), json!({"n": " 5"}), json!({"n": "+5"}), json!({"n": 1, "on": "True"}), json!({"n": null})]
+    {
         assert_eq!(repaired(&schema, &args), None, "{args}");
     }
 }
@@ -454,18 +463,25 @@ fn repairs_reach_nested_objects_arrays_and_tagged_branches() {
         "$defs": {"Item": {"type": "object", "properties": {"id": {"type": "integer"}, "note": {"type": "string"}}, "required": ["id"]}},
     });
     let (value, repairs, valid) =
-        repaired(&schema, &json!({"items": {"id": "3", "note": null}, "pick": {"mode": "b", "on": "true"}})).expect("repaired");
+        repaired(&schema, &json!({"items": {"id": "3", "note": null}, "pick": {"mode": "b", "on": "true"}}))
+            .expect("repaired");
     assert_eq!(value, json!({"items": [{"id": 3}], "pick": {"mode": "b", "on": true}}));
     assert_eq!(
         repairs,
-        ["list_of_one at items", "null_as_absent at items.0.note", "number_from_string at items.0.id", "boolean_from_string at pick.on"]
+        [
+            "list_of_one at items",
+            "null_as_absent at items.0.note",
+            "number_from_string at items.0.id",
+            "boolean_from_string at pick.on"
+        ]
     );
     assert!(valid);
 }
 
 #[test]
 fn suggestions_never_name_a_key_sent_or_one_that_cannot_take_the_value() {
-    let schema = object(&json!({"lat": {"type": "number"}, "lon": {"type": "number"}, "limit": {"type": "integer"}}), &[]);
+    let schema =
+        object(&json!({"lat": {"type": "number"}, "lon": {"type": "number"}, "limit": {"type": "integer"}}), &[]);
     let (_, hint, _) = refuse(&schema, &json!({"lat": 1, "lon": 2, "alt": 3}));
     assert_eq!(hint, "Unknown key alt. This tool accepts: lat, lon, limit.");
     let (_, hint, _) = refuse(&schema, &json!({"limt": "many"}));

@@ -5,8 +5,8 @@
 //! Called by the entry points of `validate`; the texts come from `words` and `unknown`.
 
 use std::cell::RefCell;
-use std::fmt::Write as _;
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 
 use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind;
@@ -434,7 +434,8 @@ impl<'s> Walk<'s> {
             }
         }
         // The closest shape among those that take the value's type.
-        let candidates = shapes.iter().enumerate().filter(|(_, (_, issues))| !issues.is_empty() && !root_type_only(issues));
+        let candidates =
+            shapes.iter().enumerate().filter(|(_, (_, issues))| !issues.is_empty() && !root_type_only(issues));
         let Some((closest, (_, issues))) = candidates.min_by_key(|(_, (count, _))| *count) else {
             let message = format!("does not match the schema ({keyword})");
             return Issue::new(path, keyword.to_owned(), message, Hint::Restate);
@@ -442,7 +443,9 @@ impl<'s> Walk<'s> {
         let shape = |i: usize| self.shape(branches.and_then(|b| b.get(i)));
         // `null` is no shape of its own: an `Option<T>`'s union has one shape, `T`.
         let is_null = |i: &usize| {
-            branches.and_then(|b| b.get(*i)).is_some_and(|b| self.resolve(b).get("type").and_then(Value::as_str) == Some("null"))
+            branches
+                .and_then(|b| b.get(*i))
+                .is_some_and(|b| self.resolve(b).get("type").and_then(Value::as_str) == Some("null"))
         };
         let lines = issues.iter().map(|x| x.line_from(base)).collect::<Vec<_>>().join("; ");
         let others: Vec<String> = (0..context.len()).filter(|i| *i != closest && !is_null(i)).map(shape).collect();
@@ -467,7 +470,10 @@ impl<'s> Walk<'s> {
         if let Some(props) = node.get("properties").and_then(Value::as_object)
             && !props.is_empty()
         {
-            return format!("{{{}}}", props.keys().map(|k| super::issue::dotted(&[Seg::Key(k.clone())])).collect::<Vec<_>>().join(", "));
+            return format!(
+                "{{{}}}",
+                props.keys().map(|k| super::issue::dotted(&[Seg::Key(k.clone())])).collect::<Vec<_>>().join(", ")
+            );
         }
         match node.get("type").and_then(Value::as_str) {
             Some("object") => "an object".to_owned(),

@@ -54,7 +54,9 @@ pub(super) fn keyword_hint(kind: &ValidationErrorKind, node: Option<&Value>, ins
             Value::Array(values) => choice(values, instance),
             _ => Hint::Restate,
         },
-        ValidationErrorKind::Constant { expected_value } => choice(std::slice::from_ref(expected_value.as_ref()), instance),
+        ValidationErrorKind::Constant { expected_value } => {
+            choice(std::slice::from_ref(expected_value.as_ref()), instance)
+        }
         ValidationErrorKind::Pattern { pattern } => Hint::Send(format!("as a string matching the pattern {pattern}")),
         ValidationErrorKind::Format { format } => Hint::Send(format!("as a valid {format}")),
         ValidationErrorKind::MultipleOf { multiple_of } => {
