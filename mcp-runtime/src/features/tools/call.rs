@@ -234,7 +234,7 @@ fn repaired(tool: &Registered, args: &Value) -> Option<(Value, Vec<Repair>)> {
 fn log_repairs(tool: &str, request_id: RequestId, repairs: &[Repair]) {
     let list = repairs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
     tracing::Span::current().record("mcp_runtime.input.repairs", list.as_str());
-    tracing::info!(target: "mcp_runtime::call", %request_id, tool, repairs = %list, "arguments repaired");
+    tracing::info!(target: "mcp_runtime::call", %request_id, tool, repairs = list.as_str(), "arguments repaired");
 }
 
 /// `null` sent for an optional parameter means absent: the listed schema leaves `null` out

@@ -1,7 +1,7 @@
 //! The schema as listed and the failing value, read together ([`Walk`]): each validator
 //! error becomes the issues it stands for (`$ref`s resolved, an enum in disguise named by
-//! its values, a tagged union resolved by its tag, an untagged one restated branch by
-//! branch), then the issues are put in the schema's property order and repeats dropped.
+//! its values, a tagged union resolved by its tag, an untagged one read as its closest
+//! shape), then the issues are put in the schema's property order and repeats dropped.
 //! Called by the entry points of `validate`; the texts come from `words` and `unknown`.
 
 use std::cell::RefCell;
