@@ -2,9 +2,10 @@
 //! undone before a refusal. A string holding a number or a boolean where the schema wants
 //! one, a lone value where it wants an array (a list of one), and `null` for an optional
 //! field (absent). Only where the schema does not accept the value as sent (its `type` says
-//! so), inside nested objects, arrays and tagged unions. `features::tools::call` runs this
-//! only after validation failed, and keeps the repaired arguments only when they then
-//! validate: a valid call never gets here, and a repair never makes an invalid call pass.
+//! so), inside nested objects, arrays, tagged unions and an `Option<T>`'s `T`.
+//! `features::tools::call` runs this only after validation failed, and keeps the repaired
+//! arguments only when they then validate: a valid call never gets here, and a repair never
+//! makes an invalid call pass.
 
 use std::fmt;
 
@@ -139,6 +140,15 @@ fn repair_at<'s>(
         for member in all {
             repair_at(walk, member, value, path, out, depth + 1);
         }
+    }
+    // `Option<T>`'s union (`T` or `null`): a value that is not `null` is `T`'s.
+    if let Some(branches) = walk.union_of(node)
+        && !value.is_null()
+        && let [only] = branches.iter().filter(|b| types(walk.resolve(b)) != ["null"]).collect::<Vec<_>>().as_slice()
+        && branches.len() == 2
+    {
+        repair_at(walk, only, value, path, out, depth + 1);
+        return;
     }
     let ty = types(node);
     if !ty.is_empty() && !ty.iter().any(|t| has_type(value, t)) {

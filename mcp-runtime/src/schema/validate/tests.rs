@@ -476,6 +476,17 @@ fn repairs_reach_nested_objects_arrays_and_tagged_branches() {
         ]
     );
     assert!(valid);
+    // `Option<Item>`: `Item` or `null`.
+    let schema = json!({
+        "type": "object",
+        "properties": {"item": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]}},
+        "$defs": {"Item": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}},
+    });
+    let (value, repairs, valid) = repaired(&schema, &json!({"item": {"id": "4"}})).expect("repaired");
+    assert_eq!(
+        (value, repairs, valid),
+        (json!({"item": {"id": 4}}), vec!["number_from_string at item.id".to_owned()], true)
+    );
 }
 
 #[test]
