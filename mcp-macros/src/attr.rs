@@ -77,6 +77,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "icons",
     "meta",
     "allow_unknown_args",
+    "repair",
     "needs_session",
     "asks",
     "app_data",
@@ -113,6 +114,9 @@ pub(crate) struct ToolAttr {
     pub(crate) icons: Vec<IconAttr>,
     pub(crate) meta: Vec<(LitStr, Lit)>,
     pub(crate) allow_unknown_args: bool,
+    /// `repair = false`: arguments that fail the input schema are refused as sent, never
+    /// repaired (`repair` alone, or `repair = true`, is the default).
+    pub(crate) repair: Option<bool>,
     pub(crate) needs_session: bool,
     /// `asks` / `asks = false`: whether the handler asks the client (elicitation, sampling,
     /// roots, consent); without it, read from the body.
@@ -372,6 +376,7 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
             }
             // A flag, or `= true` / `= false`.
             "allow_unknown_args" => attr.allow_unknown_args = flag(cx, &meta, "allow_unknown_args")?.unwrap_or(false),
+            "repair" => attr.repair = flag(cx, &meta, "repair")?,
             "needs_session" => attr.needs_session = flag(cx, &meta, "needs_session")?.unwrap_or(false),
             "asks" => attr.asks = flag(cx, &meta, "asks")?,
             "timeout_ms" => {

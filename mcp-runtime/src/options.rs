@@ -49,6 +49,9 @@ pub(crate) struct Options {
     /// The draft failure standards the server speaks (`tool_failure_meta`,
     /// `rate_limited_code`).
     pub(crate) drafts: crate::rpc::envelope::Drafts,
+    /// Arguments that fail the input schema are repaired when they then validate
+    /// (`ServerBuilder::repair_inputs`).
+    pub(crate) repair_inputs: bool,
     /// How `#[tool(task = ..)]` tools' tasks behave.
     pub(crate) tasks: crate::tasks::Settings,
     pub(crate) http: HttpOptions,
@@ -96,6 +99,7 @@ impl Default for Options {
             consents_per_caller: crate::state::store::DEFAULT_CONSENTS_PER_CALLER,
             list_failures: true,
             drafts: crate::rpc::envelope::Drafts::default(),
+            repair_inputs: true,
             tasks: crate::tasks::Settings::default(),
             http: HttpOptions::default(),
         }

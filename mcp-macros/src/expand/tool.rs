@@ -151,6 +151,9 @@ fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> Tok
     if attr.allow_unknown_args {
         fields.push(quote!(allow_unknown_args: true));
     }
+    if attr.repair == Some(false) {
+        fields.push(quote!(repair: false));
+    }
     if attr.needs_session {
         fields.push(quote!(needs_session: true));
     }

@@ -9,8 +9,9 @@
 //!
 //! Attributes outside the conventions, for the operator going from a caller's complaint to
 //! the trace, are namespaced `mcp_runtime.*`: `mcp_runtime.error.reason` (the envelope's
-//! declared reason), `mcp_runtime.error.retryable` and `mcp_runtime.request.id` (the
-//! envelope's request id, which the caller sees).
+//! declared reason), `mcp_runtime.error.retryable`, `mcp_runtime.request.id` (the
+//! envelope's request id, which the caller sees) and `mcp_runtime.input.repairs` (a call's
+//! input repairs, docs/errors.md#repairs).
 //!
 //! What a client chose (a resource's URI, an error's message that may quote it) is recorded
 //! cut to the server's [`span_value_chars`](crate::ServerBuilder::span_value_chars)
@@ -92,6 +93,7 @@ fn make(start: &Start<'_>) -> Span {
         mcp_runtime.error.reason = Empty,
         mcp_runtime.error.retryable = Empty,
         mcp_runtime.request.id = Empty,
+        mcp_runtime.input.repairs = Empty,
     );
     if span.is_disabled() {
         return span;

@@ -509,6 +509,20 @@ impl ServerBuilder {
         self
     }
 
+    /// Repairs the arguments of a call that fails its tool's input schema when the repaired
+    /// arguments then validate (default on): a string holding a number or a boolean where
+    /// the schema wants one (`"5"` is `5`), a lone value where it wants an array (a list of
+    /// one), `null` for an optional field (absent); inside nested objects, arrays and tagged
+    /// unions. The handler sees the repaired, typed value; each repair is logged with the
+    /// call (`mcp_runtime.input.repairs` on its span). Off, such a call is refused with
+    /// `invalid_arguments`. One tool turns them off with `#[tool(repair = false)]`. A valid
+    /// call never pays for this: repairs are tried only after validation failed
+    /// (docs/errors.md#repairs).
+    pub fn repair_inputs(mut self, on: bool) -> Self {
+        self.options.repair_inputs = on;
+        self
+    }
+
     /// Leaves out of `tools/list` the tools whose `scopes(..)` the caller's token does not
     /// grant (default off: every tool is listed, and calling one without its scopes fails
     /// with `insufficient_scope`). With it on, lists vary by caller: keep the modern
@@ -730,6 +744,7 @@ pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Optio
     let header_params = crate::schema::generate::header_params(&input.schema).map_err(invalid("input"))?;
     let wrap_result = output.as_ref().is_some_and(|o| o.wrapped);
     let failures_meta = options.list_failures.then(|| crate::features::tools::list::failures_meta(&spec)).flatten();
+    let repair = spec.repair && options.repair_inputs;
     Ok(Registered {
         descriptor_output: output.map(|o| o.schema),
         failures_meta,
@@ -737,6 +752,7 @@ pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Optio
         input_validator,
         input_schema: input.schema,
         null_means_absent: input.null_means_absent,
+        repair,
         output_validator,
         wrap_result,
         disabled,

@@ -56,6 +56,8 @@
 //!   per client address, else per connection; shared by the replicas through the store when
 //!   `FIXTURE_STATE_STORE` is set.
 //! - `FIXTURE_AUDIT=stderr`: the audit hook, one JSON line per call on stderr.
+//! - `FIXTURE_REPAIR=0`: no input repairs (`repair_inputs(false)`): arguments that fail a
+//!   tool's input schema are refused as sent.
 
 /// `FIXTURE_STATE_STORE`, with `FIXTURE_REDIS_CA` for a `rediss://` Redis behind a private CA.
 fn state_store(builder: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder {
@@ -105,7 +107,8 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .structured_errors_always(std::env::var("FIXTURE_STRUCTURED_ERRORS").is_ok_and(|v| v == "always"))
         .list_failures(!std::env::var("FIXTURE_LIST_FAILURES").is_ok_and(|v| v == "off"))
         .tool_failure_meta(std::env::var("FIXTURE_TOOL_FAILURE_META").is_ok_and(|v| v == "1"))
-        .rate_limited_code(std::env::var("FIXTURE_RATE_LIMITED_CODE").is_ok_and(|v| v == "1"));
+        .rate_limited_code(std::env::var("FIXTURE_RATE_LIMITED_CODE").is_ok_and(|v| v == "1"))
+        .repair_inputs(!std::env::var("FIXTURE_REPAIR").is_ok_and(|v| v == "0"));
     if let Some(n) = number("FIXTURE_MAX_IN_FLIGHT") {
         builder = builder.max_in_flight(usize::try_from(n).unwrap_or(usize::MAX));
     }

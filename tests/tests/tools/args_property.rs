@@ -155,7 +155,8 @@ fn check_refusal(
     let prefix = format!("Invalid arguments for tool {tool}: ");
     prop_assert!(read.message.starts_with(&prefix), "{}", context);
     prop_assert!(!has_control(read.message), "control characters: {}", context);
-    prop_assert!(read.hint.is_none_or(|h| !h.is_empty() && !has_control(h)), "{}", context);
+    // Every refusal says what to do on a `Recovery:` line of its own (issue 42).
+    prop_assert!(read.hint.is_some_and(|h| !h.is_empty() && !has_control(h)), "no Recovery line: {}", context);
     // A tool with an output schema sends the text alone; any other the structured error too.
     prop_assert_eq!(result.get("structuredContent").is_none(), output_schema, "{}", context);
     // The twin says the same, word for word but the request id.
@@ -351,4 +352,186 @@ fn valid_arguments_are_never_refused() {
     if let Err(e) = outcome {
         panic!("{e}");
     }
+}
+
+/// One mistake a model makes with a root argument (issue 42).
+#[derive(Clone, Copy, Debug)]
+enum Mistake {
+    /// Two neighbouring letters of the key swapped.
+    Swap,
+    /// One letter of the key dropped.
+    Drop,
+    /// A key near this one added beside it (its value copied).
+    Extra,
+    /// The key left out.
+    Missing,
+    /// A number or a boolean sent as a string: repaired.
+    Stringify,
+    /// A list of one sent as its lone value: repaired.
+    Unwrap,
+    /// `null` sent.
+    Null,
+    /// An object sent instead.
+    Object,
+}
+
+/// `args` with `mistake` made at the root key picked by `pick`, at letter `at`; `None` when
+/// the mistake does not apply (no such key, a key too short, a value of another type).
+fn make(args: &Value, mistake: Mistake, pick: prop::sample::Index, at: prop::sample::Index) -> Option<Value> {
+    let map = args.as_object()?;
+    let keys: Vec<&String> = map.keys().collect();
+    if keys.is_empty() {
+        return None;
+    }
+    let key = keys[pick.index(keys.len())].clone();
+    let value = map[&key].clone();
+    let chars: Vec<char> = key.chars().collect();
+    let mut out = map.clone();
+    let renamed = |out: &mut Map<String, Value>, to: String| {
+        if to == key || map.contains_key(&to) {
+            return false;
+        }
+        out.remove(&key);
+        out.insert(to, value.clone());
+        true
+    };
+    match mistake {
+        Mistake::Swap => {
+            if chars.len() < 3 {
+                return None;
+            }
+            let i = at.index(chars.len() - 1);
+            let mut c = chars.clone();
+            c.swap(i, i + 1);
+            renamed(&mut out, c.into_iter().collect()).then_some(())?;
+        }
+        Mistake::Drop => {
+            if chars.len() < 3 {
+                return None;
+            }
+            let mut c = chars.clone();
+            c.remove(at.index(chars.len()));
+            renamed(&mut out, c.into_iter().collect()).then_some(())?;
+        }
+        Mistake::Extra => {
+            let near = format!("{key}s");
+            if map.contains_key(&near) {
+                return None;
+            }
+            out.insert(near, value);
+        }
+        Mistake::Missing => {
+            out.remove(&key);
+        }
+        Mistake::Stringify => match value {
+            Value::Number(n) => {
+                out.insert(key, Value::String(n.to_string()));
+            }
+            Value::Bool(b) => {
+                out.insert(key, Value::String(b.to_string()));
+            }
+            _ => return None,
+        },
+        Mistake::Unwrap => match value {
+            Value::Array(mut items) if items.len() == 1 && !items[0].is_null() && !items[0].is_array() => {
+                out.insert(key, items.remove(0));
+            }
+            _ => return None,
+        },
+        Mistake::Null => {
+            out.insert(key, Value::Null);
+        }
+        Mistake::Object => {
+            out.insert(key, json!({}));
+        }
+    }
+    Some(Value::Object(out))
+}
+
+/// The keys a hint suggests: each `Did you mean <key>?` (values are quoted: not keys) and
+/// each `Rename <a> to <key>.`, the last segment of a dotted path.
+fn suggested_keys(hint: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in hint.split("Did you mean ").skip(1) {
+        let Some(list) = part.split('?').next() else { continue };
+        for item in list.split(", ").flat_map(|i| i.split(" and ")) {
+            let key = item.split(" for ").next().unwrap_or_default();
+            if !key.starts_with('"') {
+                out.push(key.rsplit('.').next().unwrap_or_default().to_owned());
+            }
+        }
+    }
+    for part in hint.split("Rename ").skip(1) {
+        if let Some(target) = part.split(" to ").nth(1).and_then(|t| t.split(". ").next()) {
+            let target = target.trim_end_matches('.');
+            out.push(target.rsplit('.').next().unwrap_or_default().to_owned());
+        }
+    }
+    out
+}
+
+/// A result with its request id (an error's) as `<RID>`.
+fn normalised(mut result: Value) -> Value {
+    if result["isError"] == json!(true) {
+        mcp_tests::client::take_request_id(&mut result);
+    }
+    result
+}
+
+/// Issue 42: valid arguments of each tool with one random mistake at the root. No suggestion
+/// ever names a key the arguments already have; every refusal has a `Recovery:` line; and a
+/// mistake repairs undo (a number or boolean sent as a string, a list of one sent as its
+/// value) is repaired: the call is answered exactly as the valid call is, so the repaired
+/// value validated and the handler read the typed value.
+#[test]
+fn single_mistakes_get_right_hints_or_repairs() {
+    let server = server();
+    let rt = runtime();
+    let mistakes = proptest::sample::select(vec![
+        Mistake::Swap,
+        Mistake::Drop,
+        Mistake::Extra,
+        Mistake::Missing,
+        Mistake::Stringify,
+        Mistake::Unwrap,
+        Mistake::Null,
+        Mistake::Object,
+    ]);
+    let counts = std::cell::RefCell::new((0_u32, 0_u32, 0_u32));
+    let strategy = (valid_call(), mistakes, any::<prop::sample::Index>(), any::<prop::sample::Index>());
+    let outcome = runner(768).run(&strategy, |((tool, valid), mistake, pick, at)| {
+        let Some(args) = make(&valid, mistake, pick, at) else { return Ok(()) };
+        let (Some(result), Some(expected)) = (call(&rt, &server, tool, &args), call(&rt, &server, tool, &valid)) else {
+            return Ok(());
+        };
+        let context = format!("{tool} {valid} with {mistake:?}: {args}\n{result:#}");
+        let mut counts = counts.borrow_mut();
+        if reason(&result)?.as_deref() == Some("invalid_arguments") {
+            counts.0 += 1;
+            let text = result["content"][0]["text"].as_str().expect("a text");
+            let read = ErrorText::parse(text).map_err(TestCaseError::fail)?;
+            let hint = read.hint.unwrap_or_default();
+            prop_assert!(!hint.is_empty(), "no Recovery line: {}", context);
+            let sent = args.as_object().expect("an object");
+            for key in suggested_keys(hint) {
+                prop_assert!(!sent.contains_key(&key), "suggests {} which was sent: {}", key, context);
+            }
+            if matches!(mistake, Mistake::Swap | Mistake::Drop | Mistake::Extra) && hint.contains("Did you mean") {
+                counts.2 += 1;
+            }
+        }
+        if matches!(mistake, Mistake::Stringify | Mistake::Unwrap) && args != valid {
+            counts.1 += 1;
+            prop_assert_eq!(normalised(result), normalised(expected), "{}", context);
+        }
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+    let (refused, repaired, suggested) = counts.into_inner();
+    assert!(
+        refused > 100 && repaired > 10 && suggested > 5,
+        "refused {refused}, repaired {repaired}, suggested {suggested}"
+    );
 }

@@ -13,11 +13,9 @@ fn server() -> Client {
     c
 }
 
-/// What the hint of a case is.
+/// What the hint of a case is: every refusal has one of its own, shown on a `Recovery:`
+/// line (issue 42).
 enum Hint {
-    /// The hint equals the detail: no `Recovery:` line.
-    Detail,
-    /// A hint of its own, shown on a `Recovery:` line.
     Own(String),
 }
 
@@ -37,10 +35,8 @@ fn case(tool: &'static str, args: Value, detail: &str, hint: Hint, issues: Value
 /// The whole `CallToolResult` a case must produce, request id normalised to `<RID>`.
 fn expected(c: &Case) -> Value {
     let message = format!("Invalid arguments for tool {}: {}", c.tool, c.detail);
-    let (recovery, hint) = match &c.hint {
-        Hint::Detail => (String::new(), c.detail.clone()),
-        Hint::Own(h) => (format!("\n\nRecovery: {h}"), h.clone()),
-    };
+    let Hint::Own(hint) = &c.hint;
+    let recovery = format!("\n\nRecovery: {hint}");
     let text = format!("Error: {message}{recovery}\n\n(reason invalid_arguments · request <RID>)");
     json!({
         "content": [{"type": "text", "text": text}],
@@ -285,9 +281,8 @@ fn unknown_keys_near_accepted_ones() {
             "configure",
             json!({"opts": {"a": "x"}, "items": [{"nmae": "x"}]}),
             "items.0.name: missing required field, items.0.nmae: unknown key",
-            Hint::Own(
-                "Provide items.0.name. Unknown key items.0.nmae. items.0 accepts: name. Did you mean name?".into(),
-            ),
+            // Next to the missing key it resembles: one sentence (issue 42).
+            Hint::Own("Rename items.0.nmae to items.0.name.".into()),
             json!([
                 issue(json!(["items", 0, "name"]), "required", "missing required field"),
                 issue(json!(["items", 0, "nmae"]), "additionalProperties", "unknown key"),
@@ -393,28 +388,28 @@ fn enums_and_consts() {
             "facet",
             json!({"what": "gpu"}),
             "what: expected one of \"os\"|\"cpu\"|\"memory\"",
-            Hint::Detail,
+            Hint::Own("Send what as one of \"os\", \"cpu\" or \"memory\". Did you mean \"cpu\"?".into()),
             json!([issue(json!(["what"]), "enum", "expected one of \"os\"|\"cpu\"|\"memory\"")]),
         ),
         case(
             "facet",
             json!({"what": "OS"}),
             "what: expected one of \"os\"|\"cpu\"|\"memory\"",
-            Hint::Detail,
+            Hint::Own("Send what as one of \"os\", \"cpu\" or \"memory\". Did you mean \"os\"?".into()),
             json!([issue(json!(["what"]), "enum", "expected one of \"os\"|\"cpu\"|\"memory\"")]),
         ),
         case(
             "register",
             json!({"tag": "v2", "code": "ABC", "tags": ["a"], "email": "a@b.example", "step": 1, "ratio": 0.5}),
             "tag: expected \"v1\"",
-            Hint::Detail,
+            Hint::Own("Send tag as \"v1\".".into()),
             json!([issue(json!(["tag"]), "const", "expected \"v1\"")]),
         ),
         case(
             "register",
             json!({"tag": "V1", "code": "ABC", "tags": ["a"], "email": "a@b.example", "step": 1, "ratio": 0.5}),
             "tag: expected \"v1\"",
-            Hint::Detail,
+            Hint::Own("Send tag as \"v1\".".into()),
             json!([issue(json!(["tag"]), "const", "expected \"v1\"")]),
         ),
     ];
@@ -438,8 +433,16 @@ fn register(over: &Value) -> Value {
 #[test]
 #[allow(clippy::too_many_lines)] // one case per kind of constraint, read top to bottom
 fn bounds_patterns_and_formats() {
+    // Each of those has a sentence of its own too (issue 42): every refusal has a
+    // `Recovery:` line.
     let one = |tool, args, path: &str, keyword: &str, text: &str| {
-        case(tool, args, &format!("{path}: {text}"), Hint::Detail, json!([issue(json!([path]), keyword, text)]))
+        let hint = match keyword {
+            "pattern" => format!("Send {path} as a string matching the pattern ^[A-Z]{{3}}$."),
+            "format" => format!("Send {path} as a valid email."),
+            "multipleOf" => format!("Send {path} as a multiple of 0.5."),
+            _ => format!("Send {path} without duplicate items."),
+        };
+        case(tool, args, &format!("{path}: {text}"), Hint::Own(hint), json!([issue(json!([path]), keyword, text)]))
     };
     let bound = |tool, args, path: &str, keyword: &str, text: &str, hint: &str| {
         case(
@@ -508,12 +511,12 @@ fn bounds_patterns_and_formats() {
         one("register", register(&json!({"email": "a@"})), "email", "format", "must be a valid email"),
         one("register", register(&json!({"step": 0.7})), "step", "multipleOf", "must be a multiple of 0.5"),
         one("register", register(&json!({"step": 1.2})), "step", "multipleOf", "must be a multiple of 0.5"),
-        // Several restatements: the hint is still the detail.
+        // Several of them: one sentence each.
         case(
             "register",
             json!({"tag": "v2", "code": "abc", "tags": ["a", "a", "b"], "email": "nope", "step": 0.7, "ratio": 0.5}),
             "tag: expected \"v1\", code: must match the pattern ^[A-Z]{3}$, tags: must not contain duplicate items, email: must be a valid email, step: must be a multiple of 0.5",
-            Hint::Detail,
+            Hint::Own("Send tag as \"v1\". Send code as a string matching the pattern ^[A-Z]{3}$. Send tags without duplicate items. Send email as a valid email. Send step as a multiple of 0.5.".into()),
             json!([
                 issue(json!(["tag"]), "const", "expected \"v1\""),
                 issue(json!(["code"]), "pattern", "must match the pattern ^[A-Z]{3}$"),
@@ -522,13 +525,13 @@ fn bounds_patterns_and_formats() {
                 issue(json!(["step"]), "multipleOf", "must be a multiple of 0.5"),
             ]),
         ),
-        // With bounds among them: each restatement ends with `.`, each bound has its sentence.
+        // With bounds among them: each bound has its sentence.
         case(
             "register",
             json!({"tag": "v2", "code": "abc", "tags": ["a", "a", "b", "c"], "email": "nope", "step": 0.7, "ratio": 1}),
             "tag: expected \"v1\", code: must match the pattern ^[A-Z]{3}$, tags: must have at most 3 items, tags: must not contain duplicate items, email: must be a valid email, step: must be a multiple of 0.5, ratio: must be less than 1",
             Hint::Own(format!(
-                "tag: expected \"v1\". code: must match the pattern ^[A-Z]{{3}}$. {tags} tags: must not contain duplicate items. email: must be a valid email. step: must be a multiple of 0.5. {ratio}"
+                "Send tag as \"v1\". Send code as a string matching the pattern ^[A-Z]{{3}}$. {tags} Send tags without duplicate items. Send email as a valid email. Send step as a multiple of 0.5. {ratio}"
             )),
             json!([
                 issue(json!(["tag"]), "const", "expected \"v1\""),
@@ -563,7 +566,7 @@ fn restatements_mixed_with_other_sentences() {
             json!({"code": "ABCD", "tags": [], "email": 3, "step": 0.7, "ratio": 0.5}),
             "tag: missing required field. Expected \"v1\", code: must match the pattern ^[A-Z]{3}$, tags: must have at least 1 item, email: expected string, received number, step: must be a multiple of 0.5",
             Hint::Own(
-                "Provide tag. code: must match the pattern ^[A-Z]{3}$. Send tags as a list of 1 to 3 items. Send email as a string, not a number. step: must be a multiple of 0.5.".into(),
+                "Provide tag. Send code as a string matching the pattern ^[A-Z]{3}$. Send tags as a list of 1 to 3 items. Send email as a string, not a number. Send step as a multiple of 0.5.".into(),
             ),
             json!([
                 issue(json!(["tag"]), "required", "missing required field. Expected \"v1\""),
@@ -577,29 +580,46 @@ fn restatements_mixed_with_other_sentences() {
     check(&mut server(), &cases);
 }
 
-/// Untagged unions: the failing branches, paths relative to the branch.
+/// Untagged unions (issue 42): the detail names the closest shape (the branch with the
+/// fewest issues) and its issues, paths relative to the union; the hint says what that shape
+/// needs and which other shapes there are. A value of a type no shape takes is a type failure.
 #[test]
 fn untagged_unions() {
-    let anyof = |args, text: &str| {
-        case("choose", args, &format!("spec: {text}"), Hint::Detail, json!([issue(json!(["spec"]), "anyOf", text)]))
+    let anyof = |args, text: &str, hint: &str| {
+        case(
+            "choose",
+            args,
+            &format!("spec: {text}"),
+            Hint::Own(hint.into()),
+            json!([issue(json!(["spec"]), "anyOf", text)]),
+        )
     };
     let cases = [
         anyof(
             json!({"spec": {"kind": "z", "n": "1"}}),
-            "kind: expected one of \"x\"|\"y\"; n: expected number, received string or other: missing required field",
+            "matches none of its 2 shapes; closest {kind, n}: kind: expected one of \"x\"|\"y\"; n: expected number, received string",
+            "Send spec.kind as one of \"x\" or \"y\". Send spec.n as a number, not a string. Or send spec as {other}.",
         ),
         anyof(
             json!({"spec": {}}),
-            "kind: missing required field. Expected one of \"x\"|\"y\"; n: missing required field or other: missing required field",
+            "matches none of its 2 shapes; closest {other}: other: missing required field",
+            "Provide spec.other. Or send spec as {kind, n}.",
         ),
         // A `oneOf` of `const`s sent the wrong type reads as a type failure.
         anyof(
             json!({"spec": {"kind": 5, "n": 1}}),
-            "kind: expected string, received number or other: missing required field",
+            "matches none of its 2 shapes; closest {kind, n}: kind: expected string, received number",
+            "Send spec.kind as a string, not a number. Or send spec as {other}.",
         ),
-        // Identical branch renderings appear once.
-        anyof(json!({"spec": "s"}), "expected object, received string"),
-        anyof(json!({"spec": [1]}), "expected object, received array"),
+        // The issue's row: an unknown key in the closest shape.
+        anyof(
+            json!({"spec": {"kind": "x", "n": 1, "note": "z"}}),
+            "matches none of its 2 shapes; closest {kind, n}: note: unknown key",
+            "Unknown key spec.note. spec accepts: kind, n. Or send spec as {other}.",
+        ),
+        // No shape takes a string or an array: the type is what to fix.
+        anyof(json!({"spec": "s"}), "expected object, received string", "Send spec as an object, not a string."),
+        anyof(json!({"spec": [1]}), "expected object, received array", "Send spec as an object, not an array."),
     ];
     check(&mut server(), &cases);
 }
@@ -612,7 +632,8 @@ fn tagged_unions() {
             "find",
             json!({"mode": "byId", "idd": "1"}),
             "id: missing required field, idd: unknown key",
-            Hint::Own("Provide id. Unknown key idd. With mode \"byId\" this tool accepts: mode, id. Did you mean id?".into()),
+            // An unknown key that resembles a missing one is that key misspelt (issue 42).
+            Hint::Own("Rename idd to id.".into()),
             json!([
                 issue(json!(["id"]), "required", "missing required field"),
                 issue(json!(["idd"]), "additionalProperties", "unknown key"),
@@ -648,14 +669,14 @@ fn tagged_unions() {
             "find",
             json!({"mode": "byEmail", "email": "e"}),
             "mode: expected one of \"byId\"|\"byName\"",
-            Hint::Detail,
+            Hint::Own("Send mode as one of \"byId\" or \"byName\".".into()),
             json!([issue(json!(["mode"]), "enum", "expected one of \"byId\"|\"byName\"")]),
         ),
         case(
             "find",
             json!({"mode": 3}),
             "mode: expected one of \"byId\"|\"byName\"",
-            Hint::Detail,
+            Hint::Own("Send mode as one of \"byId\" or \"byName\".".into()),
             json!([issue(json!(["mode"]), "enum", "expected one of \"byId\"|\"byName\"")]),
         ),
     ];
@@ -715,6 +736,11 @@ fn integral_floats_are_integers() {
     assert_eq!(result, json!({"content": [{"type": "text", "text": "a=x rows=7 items=n"}]}));
 }
 
+/// The hint of an argument serde cannot read.
+fn serde_hint(path: &str) -> String {
+    format!("Send {path} as another value: this one fits the input schema but not the tool's own type.")
+}
+
 /// Arguments that pass the schema but not serde (the schema is looser than the type).
 #[test]
 fn arguments_serde_cannot_read() {
@@ -725,7 +751,7 @@ fn arguments_serde_cannot_read() {
             "add",
             json!({"a": 1, "b": 9_223_372_036_854_775_808_u64}),
             &format!("b: {line}"),
-            Hint::Detail,
+            Hint::Own(serde_hint("b")),
             json!([issue(json!(["b"]), "deserialize", line)]),
         ),
         // 1e20 is integral, and too large for `u64`.
@@ -733,7 +759,7 @@ fn arguments_serde_cannot_read() {
             "sleep_ms",
             json!({"ms": 1e20}),
             &format!("ms: {line}"),
-            Hint::Detail,
+            Hint::Own(serde_hint("ms")),
             json!([issue(json!(["ms"]), "deserialize", line)]),
         ),
         // 1e19 is integral, an integer to the schema, and too large for `i64` even as one.
@@ -741,7 +767,7 @@ fn arguments_serde_cannot_read() {
             "add",
             json!({"a": 1e19, "b": 1}),
             &format!("a: {line}"),
-            Hint::Detail,
+            Hint::Own(serde_hint("a")),
             json!([issue(json!(["a"]), "deserialize", line)]),
         ),
     ];
@@ -799,4 +825,191 @@ fn very_many_issues_are_refused_with_the_first_ones_shown() {
         Value::Array(issues),
     );
     check(&mut c, &[unknown, missing]);
+}
+
+/// Issue 42's table, each row as a model sends it to `fixture-server`: the refusals say
+/// what to change and never suggest a wrong fix; the mistakes with one reading are repaired.
+#[test]
+fn issue_42_table() {
+    let cases = [
+        // Never a key the caller already sent (`lat` is there).
+        case(
+            "locate",
+            json!({"lat": 1.25, "lon": 2.5, "alt": 300}),
+            "alt: unknown key",
+            Hint::Own("Unknown key alt. This tool accepts: lat, lon.".into()),
+            json!([issue(json!(["alt"]), "additionalProperties", "unknown key")]),
+        ),
+        // An enum value: case first.
+        case(
+            "facet",
+            json!({"what": "Memory"}),
+            "what: expected one of \"os\"|\"cpu\"|\"memory\"",
+            Hint::Own("Send what as one of \"os\", \"cpu\" or \"memory\". Did you mean \"memory\"?".into()),
+            json!([issue(json!(["what"]), "enum", "expected one of \"os\"|\"cpu\"|\"memory\"")]),
+        ),
+        // A tag value: the same.
+        case(
+            "find",
+            json!({"mode": "byid", "id": "7"}),
+            "mode: expected one of \"byId\"|\"byName\"",
+            Hint::Own("Send mode as one of \"byId\" or \"byName\". Did you mean \"byId\"?".into()),
+            json!([issue(json!(["mode"]), "enum", "expected one of \"byId\"|\"byName\"")]),
+        ),
+        // An unknown key next to the missing key it resembles: rename it.
+        case(
+            "search_docs",
+            json!({"qeury": "rust"}),
+            "query: missing required field, qeury: unknown key",
+            Hint::Own("Rename qeury to query.".into()),
+            json!([
+                issue(json!(["query"]), "required", "missing required field"),
+                issue(json!(["qeury"]), "additionalProperties", "unknown key"),
+            ]),
+        ),
+        // Never a key whose type cannot take the value sent (`limit` is an integer).
+        case(
+            "search_docs",
+            json!({"query": "q", "limt": "many"}),
+            "limt: unknown key",
+            Hint::Own("Unknown key limt. This tool accepts: query, limit.".into()),
+            json!([issue(json!(["limt"]), "additionalProperties", "unknown key")]),
+        ),
+    ];
+    let mut c = server();
+    check(&mut c, &cases);
+
+    // `"5"` is 5, and a lone value where a list is wanted is a list of one: the call succeeds,
+    // the handler reads the typed value, and the log record of the call names each repair.
+    let result = c.call("add", json!({"a": "5", "b": 3}));
+    assert_eq!(result, json!({"content": [{"type": "text", "text": "{\"sum\":8}"}], "structuredContent": {"sum": 8}}));
+    let result = c.call("register", register(&json!({"tags": "alpha"})));
+    assert_eq!(result, json!({"content": [{"type": "text", "text": "ok"}]}));
+    let result = c.call("configure", json!({"opts": {"a": "x"}, "rows": "7", "items": {"name": "n"}}));
+    assert_eq!(result, json!({"content": [{"type": "text", "text": "a=x rows=7 items=n"}]}));
+    for repairs in
+        ["number_from_string at a", "list_of_one at tags", "number_from_string at rows, list_of_one at items"]
+    {
+        assert!(c.wait_for_stderr(repairs, 1), "no record of {repairs}:\n{}", c.stderr());
+    }
+    let stderr = c.stderr();
+    let line = stderr.lines().find(|l| l.contains("number_from_string at a")).unwrap_or_default();
+    assert!(line.contains("arguments repaired") && line.contains("add"), "{line}");
+}
+
+/// Repairs off server-wide (`FIXTURE_REPAIR=0`): the same calls are refused as sent.
+#[test]
+fn repairs_off_refuse_as_sent() {
+    let mut c = Client::spawn(
+        env!("CARGO_BIN_EXE_fixture-server"),
+        &[("FIXTURE_STRUCTURED_ERRORS", "always"), ("FIXTURE_REPAIR", "0")],
+    );
+    c.initialize();
+    let cases = [
+        case(
+            "add",
+            json!({"a": "5", "b": 3}),
+            "a: expected integer, received string",
+            Hint::Own("Send a as an integer, not a string.".into()),
+            json!([issue(json!(["a"]), "type", "expected integer, received string")]),
+        ),
+        case(
+            "register",
+            register(&json!({"tags": "alpha"})),
+            "tags: expected array, received string",
+            Hint::Own("Send tags as an array, not a string.".into()),
+            json!([issue(json!(["tags"]), "type", "expected array, received string")]),
+        ),
+    ];
+    check(&mut c, &cases);
+    assert!(!c.stderr().contains("arguments repaired"), "{}", c.stderr());
+}
+
+/// A window of `plan`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Window {
+    /// Where it starts.
+    start: u32,
+    /// Where it ends, if it does.
+    #[serde(default)]
+    end: Option<u32>,
+    /// Its flags.
+    flags: Vec<bool>,
+}
+
+/// A shape of `plan` (a tagged union).
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
+enum Shape {
+    /// A circle.
+    Circle {
+        /// Its radius.
+        r: f64,
+    },
+    /// A square.
+    Square {
+        /// Its side.
+        side: f64,
+    },
+}
+
+/// Plans windows in a shape; says what it read.
+#[mcp_runtime::tool]
+fn plan(
+    /// The windows.
+    windows: Vec<Window>,
+    /// The shape.
+    shape: Shape,
+) -> String {
+    let windows: Vec<String> = windows
+        .iter()
+        .map(|w| format!("{}-{} {:?}", w.start, w.end.map_or_else(|| "open".to_owned(), |e| e.to_string()), w.flags))
+        .collect();
+    let shape = match shape {
+        Shape::Circle { r } => format!("circle {r}"),
+        Shape::Square { side } => format!("square {side}"),
+    };
+    format!("{} / {shape}", windows.join(", "))
+}
+
+/// `plan` refusing as sent: `#[tool(repair = false)]`.
+#[mcp_runtime::tool(repair = false)]
+fn plan_as_sent(
+    /// The windows.
+    windows: Vec<Window>,
+) -> String {
+    windows.len().to_string()
+}
+
+/// Repairs reach nested objects, arrays and the branch a tag picks; the handler reads the
+/// typed value. A tool (`repair = false`) or a server (`repair_inputs(false)`) turns them off.
+#[tokio::test]
+async fn repairs_reach_nested_values() {
+    let args = json!({
+        "windows": {"start": "3", "end": null, "flags": "true"},
+        "shape": {"kind": "circle", "r": "1.5"},
+    });
+    let server = mcp_runtime::Server::builder("t", "0").tool(plan).tool(plan_as_sent).build().expect("builds");
+    let result = server.call("plan", args.clone()).await;
+    assert_eq!(result.first_text(), Some("3-open [true] / circle 1.5"), "{result:?}");
+    // `"1.5"` is no integer: `start` cannot be repaired, and nothing is.
+    let result = server
+        .call("plan", json!({"windows": [{"start": "1.5", "flags": []}], "shape": {"kind": "square", "side": 1}}))
+        .await;
+    let mut result = serde_json::to_value(result).expect("serializes");
+    take_request_id(&mut result);
+    assert_eq!(
+        result["structuredContent"]["error"]["message"],
+        json!("Invalid arguments for tool plan: windows.0.start: expected integer, received string")
+    );
+    let result = server.call("plan_as_sent", json!({"windows": {"start": 1, "flags": []}})).await;
+    let result = serde_json::to_value(result).expect("serializes");
+    assert_eq!(
+        result["structuredContent"]["error"]["message"],
+        json!("Invalid arguments for tool plan_as_sent: windows: expected array, received object")
+    );
+    let off = mcp_runtime::Server::builder("t", "0").tool(plan).repair_inputs(false).build().expect("builds");
+    let result = serde_json::to_value(off.call("plan", args).await).expect("serializes");
+    assert_eq!(result["structuredContent"]["error"]["data"]["reason"], json!("invalid_arguments"), "{result}");
 }

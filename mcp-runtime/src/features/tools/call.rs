@@ -11,14 +11,15 @@ use crate::context::ask::{self, Operation, Reply, Sealing};
 use crate::context::ctx::{Call, CancelState, Progress};
 use crate::features::Shared;
 use crate::features::call::{Handler, Road, Served, Tool, unknown};
-use crate::features::tools::Tools;
 use crate::features::tools::run::{Ran, finished, handler_failed, run};
 use crate::features::tools::task;
+use crate::features::tools::{Registered, Tools};
 use crate::rpc::channel::Channel;
 use crate::rpc::envelope::{Origin, Site, display_name, fail};
 use crate::rpc::era::{Client, Era};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
+use crate::schema::validate::Repair;
 
 /// A `tools/call` whose params have the `CallToolRequest` shape.
 pub(crate) struct CallRequest {
@@ -73,15 +74,20 @@ pub(crate) async fn call(
     }
     absent_when_null(&mut args, &tool.null_means_absent);
     if !tool.input_validator.is_valid(&args) {
-        let (err, issues) =
-            crate::schema::validate::invalid_arguments(name, &tool.input_validator, &tool.input_schema, &args);
-        return Ok(Reply::Complete(fail(
-            Site { contract: &[], ..site },
-            err,
-            request_id,
-            Origin::Refusal,
-            Some(issues),
-        )));
+        if let Some(repaired) = repaired(tool, &args) {
+            args = repaired.0;
+            log_repairs(name, request_id, &repaired.1);
+        } else {
+            let (err, issues) =
+                crate::schema::validate::invalid_arguments(name, &tool.input_validator, &tool.input_schema, &args);
+            return Ok(Reply::Complete(fail(
+                Site { contract: &[], ..site },
+                err,
+                request_id,
+                Origin::Refusal,
+                Some(issues),
+            )));
+        }
     }
 
     // A 2026-07-28 retry's answers and state; a 2025 request's are ignored.
@@ -225,6 +231,24 @@ pub(crate) fn busy(shared: &Shared, name: &str) -> CallToolResult {
     .retryable(true)
     .hint("Wait for a running call to finish, then retry.");
     fail(site, err, RequestId::generate(), Origin::Refusal, None)
+}
+
+/// The arguments repaired (docs/errors.md#repairs), when the tool allows repairs and the
+/// repaired arguments validate; with what was repaired. Only called for arguments that
+/// failed validation.
+fn repaired(tool: &Registered, args: &Value) -> Option<(Value, Vec<Repair>)> {
+    if !tool.repair {
+        return None;
+    }
+    crate::schema::validate::repair(&tool.input_schema, args).filter(|(value, _)| tool.input_validator.is_valid(value))
+}
+
+/// The call's record of its repairs: a log event, and `mcp_runtime.input.repairs` on the
+/// request's span (`number_from_string at a, list_of_one at tags`).
+fn log_repairs(tool: &str, request_id: RequestId, repairs: &[Repair]) {
+    let list = repairs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    tracing::Span::current().record("mcp_runtime.input.repairs", list.as_str());
+    tracing::info!(target: "mcp_runtime::call", %request_id, tool, repairs = list.as_str(), "arguments repaired");
 }
 
 /// `null` sent for an optional parameter means absent: the listed schema leaves `null` out

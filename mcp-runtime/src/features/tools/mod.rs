@@ -35,6 +35,9 @@ pub(crate) struct Registered {
     /// Optional root properties whose Rust type takes `null`: a `null` sent for one of them
     /// is read as absent (the listed schema does not allow `null`, for portability).
     pub(crate) null_means_absent: Box<[String]>,
+    /// Arguments that fail the input schema are repaired when they then validate (the
+    /// tool's `repair` and the server's `repair_inputs`).
+    pub(crate) repair: bool,
     pub(crate) output_validator: Option<jsonschema::Validator>,
     pub(crate) descriptor_output: Option<Value>,
     /// The declared failure modes as `tools/list` carries them in `_meta`, when listed.

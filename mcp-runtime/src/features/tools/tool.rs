@@ -87,6 +87,8 @@ pub struct ToolInfo {
     pub input: InputSpec,
     /// `#[tool(allow_unknown_args)]`.
     pub allow_unknown_args: bool,
+    /// `#[tool(repair = false)]` turns input repairs off for this tool (default on).
+    pub repair: bool,
     /// `#[tool(needs_session)]`.
     pub needs_session: bool,
     /// The handler asks the client (`ctx.ask(..)`, `ctx.consent(..)`, or `#[tool(asks)]`).
@@ -117,6 +119,7 @@ impl ToolInfo {
             scopes: &[],
             input: InputSpec::Empty,
             allow_unknown_args: false,
+            repair: true,
             needs_session: false,
             asks: false,
             app_data: &[],
@@ -234,6 +237,9 @@ pub struct ToolSpec {
     pub input: InputSpec,
     /// `#[tool(allow_unknown_args)]`: the input schema does not reject unknown keys.
     pub allow_unknown_args: bool,
+    /// `#[tool(repair = false)]` is `false`: arguments that fail the input schema are
+    /// refused as sent, never repaired (docs/errors.md#repairs). Default `true`.
+    pub repair: bool,
     /// `#[tool(needs_session)]`: the tool relies on a session (state across requests); a
     /// server that serves HTTP without sessions refuses to build with it.
     pub needs_session: bool,
@@ -310,6 +316,7 @@ impl ToolSpec {
             meta: (info.meta)(),
             input: info.input,
             allow_unknown_args: info.allow_unknown_args,
+            repair: info.repair,
             needs_session: info.needs_session,
             asks: info.asks,
             app_data: info.app_data,

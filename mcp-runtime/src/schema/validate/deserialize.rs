@@ -71,7 +71,8 @@ fn read_tracked(
 /// The failure of arguments that passed the schema but that serde cannot read, stopping at
 /// `path`.
 pub(crate) fn deserialize_failure(tool: &str, path: Vec<Seg>) -> ToolError {
-    let issue = Issue::new(path, "deserialize", "does not match the schema (deserialize)".into(), Hint::Restate);
+    let hint = Hint::Send("as another value: this one fits the input schema but not the tool's own type".into());
+    let issue = Issue::new(path, "deserialize", "does not match the schema (deserialize)".into(), hint);
     let issues = [issue];
     refusal(tool, &issues, 0).data(json!({"issues": issues_json(&issues)}))
 }

@@ -38,9 +38,16 @@ pub(super) enum Hint {
     /// A value out of its range or length: the end of `Send <path> …` (`as an integer from 1
     /// to 50`), naming every bound of the schema.
     Bound(String),
+    /// Another value to send: the end of `Send <path> …` (`as a multiple of 0.5`).
+    Send(String),
+    /// A value that is not one of an `enum`'s or a `const`'s: the values (as JSON), and the
+    /// one the value sent probably means (`Did you mean "memory"?`).
+    Choice { values: Vec<String>, near: Option<String> },
+    /// Sentences of their own (what the closest shape of a union needs).
+    Text(String),
     /// A missing required field.
     Missing,
-    /// Restated as its detail line.
+    /// Nothing more precise to say: send the value its schema describes.
     Restate,
 }
 
@@ -49,20 +56,14 @@ impl Issue {
         Issue { path, keyword: keyword.into(), message, hint }
     }
 
-    /// `<path>: <text>` (no path at the root), cut at [`LINE_CHARS`].
-    pub(super) fn line(&self) -> String {
-        let mut out = String::with_capacity(self.message.len() + 16 * self.path.len());
-        self.write_line(&mut out, 0);
-        out
-    }
-
     /// The line with the path relative to the first `base` segments.
     pub(super) fn line_from(&self, base: usize) -> String {
         let path = self.path.get(base..).unwrap_or_default();
         if path.is_empty() { self.message.clone() } else { format!("{}: {}", dotted(path), self.message) }
     }
 
-    /// Appends [`Issue::line`] to `out`, without building it separately.
+    /// Appends the issue's line, `<path>: <text>` (no path at the root), cut at
+    /// [`LINE_CHARS`], to `out`.
     pub(super) fn write_line(&self, out: &mut String, base: usize) {
         let start = out.len();
         let path = self.path.get(base..).unwrap_or_default();

@@ -13,8 +13,9 @@
 //! listed, into issues, ordered), `unknown` (a key the schema does not accept: what its
 //! object accepts, and the key it is probably a misspelling of), `words` (the text of one
 //! failed keyword), `issue` (one issue and its line) and `refusal` (the issues as the
-//! envelope's message, hint and `data.issues`). Arguments that passed are read into the
-//! tool's type by `deserialize`.
+//! envelope's message, hint and `data.issues`). Before a refusal, `features::tools::call`
+//! tries `repair` (the mistakes with one reading, docs/errors.md#repairs) and re-validates.
+//! Arguments that passed are read into the tool's type by `deserialize`.
 
 use mcp_core::ToolError;
 use serde_json::Value;
@@ -26,6 +27,7 @@ use walk::Walk;
 mod deserialize;
 mod issue;
 mod refusal;
+mod repair;
 mod unknown;
 mod walk;
 mod words;
@@ -35,6 +37,7 @@ mod tests;
 
 pub(crate) use deserialize::{deserialize_args, deserialize_failure, deserialize_property};
 pub(crate) use issue::Seg;
+pub(crate) use repair::{Repair, repair};
 
 /// Validator errors turned into issues; later ones are only counted (` (+N more)`).
 const KEPT_ERRORS: usize = 256;

@@ -13,6 +13,8 @@ use crate::rpc::envelope::display_name;
 
 /// Lines the detail renders (and the hint is built from).
 pub(super) const DETAIL_LINES: usize = 10;
+/// Values of an `enum` a hint names; beyond, it says how many there are.
+const LISTED_CHOICES: usize = 10;
 /// Entries of `data.issues`.
 pub(super) const LISTED_ISSUES: usize = 30;
 
@@ -20,7 +22,7 @@ pub(super) const LISTED_ISSUES: usize = 30;
 /// and reason.
 pub(super) fn refusal(tool: &str, issues: &[Issue], more: usize) -> ToolError {
     let detail = detail(issues, more);
-    let hint = hint(issues, &detail);
+    let hint = hint(issues);
     ToolError::invalid_params(format!("Invalid arguments for tool {tool}: {detail}"))
         .reason("invalid_arguments")
         .hint(hint)
@@ -73,23 +75,26 @@ pub(super) fn detail(issues: &[Issue], more: usize) -> String {
 
 /// One sentence of the hint, before rendering.
 enum Sentence {
-    Text {
-        text: String,
-        restatement: bool,
-    },
+    Text(String),
     Provide(Vec<String>),
     /// Unknown keys of one object: their paths, what it accepts, and each suggestion as
-    /// (suggested key, unknown key).
+    /// (suggested key, unknown key, unknown key's path).
     Unknown {
         parent: Vec<Seg>,
         keys: Vec<String>,
         accepts: String,
-        nears: Vec<(String, String)>,
+        nears: Vec<(String, String, String)>,
     },
 }
 
-/// The recovery hint, from the issues the detail renders (docs/errors.md#invalid-arguments-the-detail-and-the-hint).
-pub(super) fn hint(issues: &[Issue], detail: &str) -> String {
+/// How an issue's path is named in a sentence.
+fn named(path: &[Seg]) -> String {
+    if path.is_empty() { "the arguments".to_owned() } else { dotted(path) }
+}
+
+/// The recovery hint, from the issues the detail renders (docs/errors.md#invalid-arguments-the-detail-and-the-hint):
+/// never empty, and never a restatement of the detail (every refusal has a `Recovery:` line).
+pub(super) fn hint(issues: &[Issue]) -> String {
     let mut sentences: Vec<Sentence> = Vec::new();
     for issue in issues.iter().take(DETAIL_LINES) {
         match &issue.hint {
@@ -106,7 +111,7 @@ pub(super) fn hint(issues: &[Issue], detail: &str) -> String {
                     None => (Vec::new(), String::new()),
                 };
                 let name = dotted(&issue.path);
-                let near = near.clone().map(|near| (near, key));
+                let near = near.clone().map(|near| (near, key, name.clone()));
                 let group = sentences.iter_mut().find_map(|s| match s {
                     Sentence::Unknown { parent: p, keys, nears, .. } if *p == parent => Some((keys, nears)),
                     _ => None,
@@ -124,37 +129,56 @@ pub(super) fn hint(issues: &[Issue], detail: &str) -> String {
                     }),
                 }
             }
-            Hint::Type(tail) | Hint::Bound(tail) => {
-                let name = if issue.path.is_empty() { "the arguments".to_owned() } else { dotted(&issue.path) };
-                sentences.push(Sentence::Text { text: format!("Send {name} {tail}."), restatement: false });
+            Hint::Type(tail) | Hint::Bound(tail) | Hint::Send(tail) => {
+                sentences.push(Sentence::Text(format!("Send {} {tail}.", named(&issue.path))));
             }
-            Hint::Restate => sentences.push(Sentence::Text { text: issue.line(), restatement: true }),
+            Hint::Choice { values, near } => {
+                let name = named(&issue.path);
+                let text = match (values.as_slice(), near) {
+                    ([only], _) => format!("Send {name} as {only}."),
+                    // A long list is the detail's to show (cut), not the hint's.
+                    (values, None) if values.len() > LISTED_CHOICES => {
+                        format!("Send {name} as one of the {} values its schema lists.", values.len())
+                    }
+                    (values, Some(near)) if values.len() > LISTED_CHOICES => {
+                        format!(
+                            "Send {name} as one of the {} values its schema lists. Did you mean {near}?",
+                            values.len()
+                        )
+                    }
+                    (values, None) => format!("Send {name} as one of {}.", or_list(values)),
+                    (values, Some(near)) => {
+                        format!("Send {name} as one of {}. Did you mean {near}?", or_list(values))
+                    }
+                };
+                sentences.push(Sentence::Text(text));
+            }
+            Hint::Text(text) => sentences.push(Sentence::Text(text.clone())),
+            Hint::Restate => sentences.push(Sentence::Text(format!(
+                "Send {} as the input schema in tools/list describes.",
+                named(&issue.path)
+            ))),
         }
     }
-    if sentences.iter().all(|s| matches!(s, Sentence::Text { restatement: true, .. })) {
-        return detail.to_owned();
-    }
+    renames(&mut sentences);
     let mut out: Vec<String> = Vec::with_capacity(sentences.len());
     for sentence in sentences {
         let text = match sentence {
-            Sentence::Text { text, restatement: false } => text,
-            Sentence::Text { mut text, restatement: true } => {
-                if !text.ends_with('.') {
-                    text.push('.');
-                }
-                text
-            }
+            Sentence::Text(text) => text,
+            Sentence::Provide(names) if names.is_empty() => continue,
             Sentence::Provide(names) => format!("Provide {}.", and_list(&names)),
+            Sentence::Unknown { keys, .. } if keys.is_empty() => continue,
             Sentence::Unknown { keys, accepts, nears, .. } => {
                 let noun = if keys.len() == 1 { "key" } else { "keys" };
                 let mut text = format!("Unknown {noun} {}. {accepts}", keys.join(", "));
                 match nears.as_slice() {
                     [] => {}
-                    [(near, _)] if keys.len() == 1 => {
+                    [(near, ..)] if keys.len() == 1 => {
                         let _ = write!(text, " Did you mean {near}?");
                     }
                     nears => {
-                        let each: Vec<String> = nears.iter().map(|(near, key)| format!("{near} for {key}")).collect();
+                        let each: Vec<String> =
+                            nears.iter().map(|(near, key, _)| format!("{near} for {key}")).collect();
                         let _ = write!(text, " Did you mean {}?", and_list(&each));
                     }
                 }
@@ -166,6 +190,49 @@ pub(super) fn hint(issues: &[Issue], detail: &str) -> String {
         }
     }
     out.join(" ")
+}
+
+/// An unknown key that resembles a missing required key of its object is that key
+/// misspelt: one sentence, `Rename qeury to query.`, in place of the unknown key's (and the
+/// missing key leaves the `Provide` list).
+fn renames(sentences: &mut Vec<Sentence>) {
+    let Some(provide) = sentences.iter().position(|s| matches!(s, Sentence::Provide(_))) else {
+        return;
+    };
+    let mut missing = match &mut sentences[provide] {
+        Sentence::Provide(names) => std::mem::take(names),
+        _ => Vec::new(),
+    };
+    let mut out = Vec::with_capacity(sentences.len());
+    for mut sentence in sentences.drain(..) {
+        if let Sentence::Unknown { parent, keys, nears, .. } = &mut sentence {
+            let prefix = dotted(parent);
+            nears.retain(|(near, _, full)| {
+                let target = if prefix.is_empty() { near.clone() } else { format!("{prefix}.{near}") };
+                let Some(at) = missing.iter().position(|m| *m == target) else {
+                    return true;
+                };
+                missing.remove(at);
+                keys.retain(|k| k != full);
+                out.push(Sentence::Text(format!("Rename {full} to {target}.")));
+                false
+            });
+        }
+        out.push(sentence);
+    }
+    if let Some(Sentence::Provide(names)) = out.iter_mut().find(|s| matches!(s, Sentence::Provide(_))) {
+        *names = missing;
+    }
+    *sentences = out;
+}
+
+/// `a`, `a or b`, `a, b or c`.
+pub(super) fn or_list(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
 }
 
 /// `a`, `a and b`, `a, b and c`.

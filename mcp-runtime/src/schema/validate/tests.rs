@@ -21,7 +21,7 @@ fn refuse(schema: &Value, args: &Value) -> (String, String, Value) {
     assert!(!validator.is_valid(args), "{args} is valid");
     let (issues, more) = input_issues(&validator, schema, args);
     let detail = detail(&issues, more);
-    let hint = hint(&issues, &detail);
+    let hint = hint(&issues);
     (detail, hint, issues_json(&issues))
 }
 
@@ -137,7 +137,10 @@ fn other_keywords_are_named() {
     let schema = json!({"type": "object", "properties": {"o": {"type": "object", "minProperties": 1}, "x": {"not": {"type": "string"}}}});
     let (detail, hint, issues) = refuse(&schema, &json!({"x": "s", "o": {}}));
     assert_eq!(detail, "o: does not match the schema (minProperties), x: does not match the schema (not)");
-    assert_eq!(hint, detail);
+    assert_eq!(
+        hint,
+        "Send o as the input schema in tools/list describes. Send x as the input schema in tools/list describes."
+    );
     assert_eq!(
         issues,
         json!([
@@ -160,14 +163,15 @@ fn optional_struct() -> Value {
 fn a_branch_failing_only_on_its_root_type_is_dropped_when_another_failed_below() {
     let (detail, hint, issues) = refuse(&optional_struct(), &json!({"o": {"b": "x"}}));
     assert_eq!(detail, "o: a: missing required field; b: expected integer, received string");
-    assert_eq!(hint, detail);
+    assert_eq!(hint, "Provide o.a. Send o.b as an integer, not a string.");
     assert_eq!(
         issues,
         json!([{"path": ["o"], "keyword": "anyOf", "message": "a: missing required field; b: expected integer, received string"}])
     );
-    // Both fail on the root type: both stay.
-    let (detail, _, _) = refuse(&optional_struct(), &json!({"o": 5}));
-    assert_eq!(detail, "o: expected object, received number or expected null, received number");
+    // Both fail on the root type: the types they take.
+    let (detail, hint, _) = refuse(&optional_struct(), &json!({"o": 5}));
+    assert_eq!(detail, "o: expected object or null, received number");
+    assert_eq!(hint, "Send o as an object, not a number.");
 }
 
 #[test]
@@ -180,17 +184,20 @@ fn untagged_one_ofs_read_like_any_ofs() {
         &[],
     );
     let (detail, hint, issues) = refuse(&schema, &json!({"v": ["a", 1, true]}));
-    assert_eq!(detail, "v: 0: expected integer, received string; 2: expected integer, received boolean");
-    assert_eq!(hint, detail);
+    let message = "matches none of its 2 shapes; closest an array: 0: expected integer, received string; 2: expected integer, received boolean";
+    assert_eq!(detail, format!("v: {message}"));
     assert_eq!(
-        issues,
-        json!([{"path": ["v"], "keyword": "oneOf", "message": "0: expected integer, received string; 2: expected integer, received boolean"}])
+        hint,
+        "Send v.0 as an integer, not a string. Send v.2 as an integer, not a boolean. Or send v as a string."
     );
+    assert_eq!(issues, json!([{"path": ["v"], "keyword": "oneOf", "message": message}]));
     // The array branch fails only on its root type; the string branch got past it.
-    let (detail, _, _) = refuse(&schema, &json!({"v": "a"}));
-    assert_eq!(detail, "v: must have at least 2 characters");
-    let (detail, _, _) = refuse(&schema, &json!({"v": 1}));
-    assert_eq!(detail, "v: expected string, received number or expected array, received number");
+    let (detail, hint, _) = refuse(&schema, &json!({"v": "a"}));
+    assert_eq!(detail, "v: matches none of its 2 shapes; closest a string: must have at least 2 characters");
+    assert_eq!(hint, "Send v as a string of at least 2 characters. Or send v as an array.");
+    let (detail, hint, _) = refuse(&schema, &json!({"v": 1}));
+    assert_eq!(detail, "v: expected string or array, received number");
+    assert_eq!(hint, "Send v as a string, not a number.");
 }
 
 #[test]
@@ -221,17 +228,18 @@ fn restated(n: usize) -> Vec<Issue> {
 }
 
 #[test]
-fn an_all_restatement_hint_is_the_detail_with_its_count() {
+fn a_hint_never_restates_the_detail() {
     let issues = restated(12);
     let detail = detail(&issues, 0);
     let lines: Vec<String> = (0..10).map(|i| format!("{i}: must be at most 1")).collect();
     assert_eq!(detail, format!("{} (+2 more)", lines.join(", ")));
-    assert_eq!(hint(&issues, &detail), detail);
-    // The eleventh issue is not in the hint, even when it would not be a restatement.
+    let sentences: Vec<String> =
+        (0..10).map(|i| format!("Send {i} as the input schema in tools/list describes.")).collect();
+    assert_eq!(hint(&issues), sentences.join(" "));
+    // The eleventh issue is not in the hint.
     let mut issues = restated(10);
     issues.push(Issue::new(vec![Seg::Key("x".into())], "required", "missing required field".into(), Hint::Missing));
-    let shown = super::detail(&issues, 0);
-    assert_eq!(hint(&issues, &shown), shown);
+    assert_eq!(hint(&issues), sentences.join(" "));
 }
 
 #[test]
@@ -239,8 +247,7 @@ fn repeated_sentences_appear_once() {
     let same = Issue::new(vec![Seg::Key("a".into())], "x", "does not match the schema (x)".into(), Hint::Restate);
     let missing = Issue::new(vec![Seg::Key("b".into())], "required", "missing required field".into(), Hint::Missing);
     let issues = [same.clone(), missing, same];
-    let detail = detail(&issues, 0);
-    assert_eq!(hint(&issues, &detail), "a: does not match the schema (x). Provide b.");
+    assert_eq!(hint(&issues), "Send a as the input schema in tools/list describes. Provide b.");
 }
 
 #[test]
@@ -252,7 +259,7 @@ fn long_lines_are_cut() {
         format!("e: expected one of {}", values.iter().map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join("|"));
     let cut: String = full.chars().take(1024).collect();
     assert_eq!(detail, format!("{cut}…"));
-    assert_eq!(hint, detail);
+    assert_eq!(hint, "Send e as one of the 300 values its schema lists.");
     let message: String = full["e: ".len()..].chars().take(1024).collect();
     assert_eq!(issues[0]["message"], json!(format!("{message}…")));
 }
@@ -349,7 +356,10 @@ fn what_serde_cannot_read_is_refused_at_its_path() {
     };
     let (message, hint, data) = refused(json!({"items": [{"n": 1}, {"n": 300}], "choice": null}));
     assert_eq!(message, "Invalid arguments for tool t: items.1.n: does not match the schema (deserialize)");
-    assert_eq!(hint.as_deref(), Some("items.1.n: does not match the schema (deserialize)"));
+    assert_eq!(
+        hint.as_deref(),
+        Some("Send items.1.n as another value: this one fits the input schema but not the tool's own type.")
+    );
     let issues = json!({"issues": [{"path": ["items", 1, "n"], "keyword": "deserialize", "message": "does not match the schema (deserialize)"}]});
     assert_eq!(Value::Object(data), issues);
     let (message, _, _) = refused(json!({"items": [], "choice": {"Count": 1.5}}));
@@ -387,4 +397,110 @@ fn output_issues_keep_the_validator_order() {
     assert_eq!(output_detail(&validator, &json!({"count": 11})).as_deref(), Some("count: must be at most 10"));
     assert_eq!(output_detail(&validator, &json!({})).as_deref(), Some("count: missing required field"));
     assert_eq!(output_detail(&validator, &json!({"count": 1})), None);
+}
+
+/// What `repair` makes of `args`, and whether the repaired value validates: `None` when
+/// nothing was repaired.
+fn repaired(schema: &Value, args: &Value) -> Option<(Value, Vec<String>, bool)> {
+    let (value, repairs) = repair(schema, args)?;
+    let valid = compile(schema).is_valid(&value);
+    Some((value, repairs.iter().map(ToString::to_string).collect(), valid))
+}
+
+#[test]
+fn repairs_have_one_reading_and_only_where_the_schema_refuses_the_value() {
+    let schema = object(
+        &json!({
+            "n": {"type": "integer"},
+            "x": {"type": "number"},
+            "on": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "integer"}},
+            "s": {"type": "string"},
+            "either": {"type": ["string", "integer"]},
+            "opt": {"type": "integer"},
+        }),
+        &["n"],
+    );
+    let (value, repairs, valid) =
+        repaired(&schema, &json!({"n": "5", "x": "-1.5e1", "on": "false", "tags": "7", "opt": null}))
+            .expect("repaired");
+    assert_eq!(value, json!({"n": 5, "x": -15.0, "on": false, "tags": [7]}));
+    assert_eq!(
+        repairs,
+        [
+            "null_as_absent at opt",
+            "number_from_string at n",
+            "number_from_string at x",
+            "boolean_from_string at on",
+            "list_of_one at tags",
+            "number_from_string at tags.0",
+        ]
+    );
+    assert!(valid);
+    // A value the schema takes as sent is left alone: a string where a string is wanted,
+    // a string where either is wanted.
+    assert_eq!(repaired(&schema, &json!({"n": 1, "s": "5", "either": "5"})), None);
+    // No second reading: a fraction is no integer, spaces and `+` are no JSON number,
+    // `"True"` is no boolean, a required field's `null` is not absent.
+    for args in
+        [json!({"n": "1.5"}), json!({"n": " 5"}), json!({"n": "+5"}), json!({"n": 1, "on": "True"}), json!({"n": null})]
+    {
+        assert_eq!(repaired(&schema, &args), None, "{args}");
+    }
+}
+
+#[test]
+fn repairs_reach_nested_objects_arrays_and_tagged_branches() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+            "pick": {"oneOf": [
+                {"type": "object", "properties": {"mode": {"const": "a"}, "n": {"type": "integer"}}, "required": ["mode", "n"]},
+                {"type": "object", "properties": {"mode": {"const": "b"}, "on": {"type": "boolean"}}, "required": ["mode", "on"]},
+            ]},
+        },
+        "$defs": {"Item": {"type": "object", "properties": {"id": {"type": "integer"}, "note": {"type": "string"}}, "required": ["id"]}},
+    });
+    let (value, repairs, valid) =
+        repaired(&schema, &json!({"items": {"id": "3", "note": null}, "pick": {"mode": "b", "on": "true"}}))
+            .expect("repaired");
+    assert_eq!(value, json!({"items": [{"id": 3}], "pick": {"mode": "b", "on": true}}));
+    assert_eq!(
+        repairs,
+        [
+            "list_of_one at items",
+            "null_as_absent at items.0.note",
+            "number_from_string at items.0.id",
+            "boolean_from_string at pick.on"
+        ]
+    );
+    assert!(valid);
+    // `Option<Item>`: `Item` or `null`.
+    let schema = json!({
+        "type": "object",
+        "properties": {"item": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]}},
+        "$defs": {"Item": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}},
+    });
+    let (value, repairs, valid) = repaired(&schema, &json!({"item": {"id": "4"}})).expect("repaired");
+    assert_eq!(
+        (value, repairs, valid),
+        (json!({"item": {"id": 4}}), vec!["number_from_string at item.id".to_owned()], true)
+    );
+}
+
+#[test]
+fn suggestions_never_name_a_key_sent_or_one_that_cannot_take_the_value() {
+    let schema =
+        object(&json!({"lat": {"type": "number"}, "lon": {"type": "number"}, "limit": {"type": "integer"}}), &[]);
+    let (_, hint, _) = refuse(&schema, &json!({"lat": 1, "lon": 2, "alt": 3}));
+    assert_eq!(hint, "Unknown key alt. This tool accepts: lat, lon, limit.");
+    let (_, hint, _) = refuse(&schema, &json!({"limt": "many"}));
+    assert_eq!(hint, "Unknown key limt. This tool accepts: lat, lon, limit.");
+    let (_, hint, _) = refuse(&schema, &json!({"limt": 3}));
+    assert_eq!(hint, "Unknown key limt. This tool accepts: lat, lon, limit. Did you mean limit?");
+    // Beside the missing key it resembles: one sentence.
+    let schema = object(&json!({"query": {"type": "string"}, "extra": {"type": "string"}}), &["query"]);
+    let (_, hint, _) = refuse(&schema, &json!({"qeury": "q", "zz": 1}));
+    assert_eq!(hint, "Rename qeury to query. Unknown key zz. This tool accepts: query, extra.");
 }

@@ -6,6 +6,8 @@
 use serde_json::Value;
 
 use super::issue::{Hint, Issue, Seg, dotted};
+use super::walk::Walk;
+use super::words::has_type;
 
 /// Unknown keys of the object at `path` were found in the branch picked by `tag`.
 pub(super) struct TagScope {
@@ -15,20 +17,29 @@ pub(super) struct TagScope {
 }
 
 /// One issue per unknown key of the object at `path` (schema `node`).
-pub(super) fn unknown_keys<'k>(
+pub(super) fn unknown_keys<'s, 'k>(
+    walk: &Walk<'s>,
     path: Vec<Seg>,
     keys: impl Iterator<Item = &'k str>,
-    node: Option<&Value>,
+    node: Option<&'s Value>,
     tag: Option<&TagScope>,
     out: &mut Vec<Issue>,
 ) {
     let accepts = accepts(node, &path, tag);
-    let names: Vec<&str> = node
-        .and_then(|n| n.get("properties"))
-        .and_then(Value::as_object)
-        .map(|p| p.keys().map(String::as_str).collect())
-        .unwrap_or_default();
+    let props = node.and_then(|n| n.get("properties")).and_then(Value::as_object);
+    let sent = walk.instance_at(&path).and_then(Value::as_object);
     for key in keys {
+        // Never a key the object already has, nor one whose schema cannot take the value.
+        let value = sent.and_then(|m| m.get(key));
+        let names: Vec<&str> = props
+            .map(|p| {
+                p.iter()
+                    .filter(|(name, _)| !sent.is_some_and(|m| m.contains_key(name.as_str())))
+                    .filter(|(_, schema)| value.is_none_or(|v| fits(walk, schema, v)))
+                    .map(|(name, _)| name.as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
         let near = near_key(key, &names).map(str::to_owned);
         let mut path = path.clone();
         path.push(Seg::Key(key.to_owned()));
@@ -39,6 +50,27 @@ pub(super) fn unknown_keys<'k>(
             Hint::Unknown { accepts: accepts.clone(), near },
         ));
     }
+}
+
+/// Whether `value` could be meant for a property of schema `schema`: its `type` takes the
+/// value, or the value as repaired (`"5"` for a number, `"true"` for a boolean, a lone
+/// value for an array); a schema without a `type` takes anything here.
+fn fits<'s>(walk: &Walk<'s>, schema: &'s Value, value: &Value) -> bool {
+    let schema = walk.resolve(schema);
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return true,
+    };
+    types.iter().any(|t| {
+        has_type(value, t)
+            || match (*t, value) {
+                ("number" | "integer", Value::String(s)) => s.parse::<f64>().is_ok(),
+                ("boolean", Value::String(s)) => s == "true" || s == "false",
+                ("array", v) => !v.is_null(),
+                _ => false,
+            }
+    })
 }
 
 /// The accepted key `key` is probably a misspelling of: the closest within edit distance 2

@@ -1,11 +1,12 @@
 //! The schema as listed and the failing value, read together ([`Walk`]): each validator
 //! error becomes the issues it stands for (`$ref`s resolved, an enum in disguise named by
-//! its values, a tagged union resolved by its tag, an untagged one restated branch by
-//! branch), then the issues are put in the schema's property order and repeats dropped.
+//! its values, a tagged union resolved by its tag, an untagged one read as its closest
+//! shape), then the issues are put in the schema's property order and repeats dropped.
 //! Called by the entry points of `validate`; the texts come from `words` and `unknown`.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 
 use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind;
@@ -14,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::issue::{Hint, Issue, Seg};
 use super::unknown::{TagScope, unknown_keys};
-use super::words::{alternatives, bounds, expected_types, has_type, keyword_text, type_issue};
+use super::words::{alternatives, bounds, choice, expected_types, has_type, keyword_hint, keyword_text, type_issue};
 
 /// The values an enum-like schema takes: an `enum`, a `const`, or a union whose every
 /// branch is one of those (schemars' form of an enum with documented variants).
@@ -25,9 +26,9 @@ struct Choices<'s> {
 }
 
 /// How one tagged union is told apart: the property every branch pins to a value.
-struct Tagged<'s> {
-    property: &'s str,
-    tags: Vec<&'s Value>,
+pub(super) struct Tagged<'s> {
+    pub(super) property: &'s str,
+    pub(super) tags: Vec<&'s Value>,
 }
 
 /// For each argument object (by address), its keys' positions as sent.
@@ -59,7 +60,7 @@ impl<'s> Walk<'s> {
     }
 
     /// Follows local `$ref`s (bounded, so a cycle cannot hang).
-    fn resolve(&self, mut node: &'s Value) -> &'s Value {
+    pub(super) fn resolve(&self, mut node: &'s Value) -> &'s Value {
         for _ in 0..32 {
             let target = node
                 .get("$ref")
@@ -101,20 +102,20 @@ impl<'s> Walk<'s> {
         path
     }
 
-    fn instance_at(&self, path: &[Seg]) -> Option<&'s Value> {
+    pub(super) fn instance_at(&self, path: &[Seg]) -> Option<&'s Value> {
         path.iter().try_fold(self.args, |v, seg| match seg {
             Seg::Index(i) => v.get(*i),
             Seg::Key(k) => v.get(k),
         })
     }
 
-    fn union_of(&self, node: &'s Value) -> Option<&'s [Value]> {
+    pub(super) fn union_of(&self, node: &'s Value) -> Option<&'s [Value]> {
         let node = self.resolve(node);
         node.get("oneOf").or_else(|| node.get("anyOf")).and_then(Value::as_array).map(Vec::as_slice)
     }
 
     /// `Some` when every branch pins the same property to a value of its own.
-    fn tagged(&self, branches: &'s [Value]) -> Option<Tagged<'s>> {
+    pub(super) fn tagged(&self, branches: &'s [Value]) -> Option<Tagged<'s>> {
         let first = self.resolve(branches.first()?);
         first.get("properties")?.as_object()?.keys().find_map(|property| {
             let tags: Vec<&Value> = branches.iter().map(|b| self.pinned(b, property)).collect::<Option<_>>()?;
@@ -263,7 +264,7 @@ impl<'s> Walk<'s> {
                 out.push(Issue::new(path, "required", message, Hint::Missing));
             }
             ValidationErrorKind::AdditionalProperties { unexpected } => {
-                unknown_keys(path, unexpected.iter().map(String::as_str), node, tag, out);
+                unknown_keys(self, path, unexpected.iter().map(String::as_str), node, tag, out);
             }
             // `additionalProperties: false` beside no `properties` fails as a false schema
             // at the object, for one of its keys: every key of that object is unknown.
@@ -276,11 +277,11 @@ impl<'s> Walk<'s> {
                 match (self.instance_at(&path).and_then(Value::as_object), path.split_last()) {
                     (Some(sent), _) => {
                         let keys = sent.keys().filter(|k| !declared.is_some_and(|d| d.contains_key(*k)));
-                        unknown_keys(path, keys.map(String::as_str), node, tag, out);
+                        unknown_keys(self, path, keys.map(String::as_str), node, tag, out);
                     }
                     // Should the validator point at the key instead of its object.
                     (None, Some((Seg::Key(key), parent))) => {
-                        unknown_keys(parent.to_vec(), std::iter::once(key.as_str()), node, tag, out);
+                        unknown_keys(self, parent.to_vec(), std::iter::once(key.as_str()), node, tag, out);
                     }
                     (None, _) => out.push(Issue::new(
                         path,
@@ -300,7 +301,7 @@ impl<'s> Walk<'s> {
             }
             kind => {
                 let message = keyword_text(kind, node);
-                let hint = bounds(kind, node).map_or(Hint::Restate, Hint::Bound);
+                let hint = bounds(kind, node).map_or_else(|| keyword_hint(kind, node, error.instance()), Hint::Bound);
                 out.push(Issue::new(path, kind.keyword().to_owned(), message, hint));
             }
         }
@@ -320,7 +321,8 @@ impl<'s> Walk<'s> {
         let branches = node.and_then(|n| n.get(keyword)).and_then(Value::as_array).map(Vec::as_slice);
         if let Some(choices) = node.and_then(|n| self.choices(n)) {
             let issue = if choices.types.is_empty() || choices.types.iter().any(|t| has_type(instance, t)) {
-                Issue::new(path, "enum", format!("expected one of {}", alternatives(choices.values)), Hint::Restate)
+                let hint = choice(choices.values.iter().copied(), instance);
+                Issue::new(path, "enum", format!("expected one of {}", alternatives(choices.values)), hint)
             } else {
                 let mut types: Vec<String> = Vec::new();
                 for t in choices.types {
@@ -364,7 +366,8 @@ impl<'s> Walk<'s> {
             return;
         };
         let Some(i) = tagged.tags.iter().position(|t| *t == sent) else {
-            out.push(Issue::new(tag_path, "enum", format!("expected one of {choices}"), Hint::Restate));
+            let hint = choice(tagged.tags.iter().copied(), sent);
+            out.push(Issue::new(tag_path, "enum", format!("expected one of {choices}"), hint));
             return;
         };
         let scope = TagScope { prefix: format!("With {} {} ", tagged.property, tagged.tags[i]), path };
@@ -373,8 +376,10 @@ impl<'s> Walk<'s> {
         }
     }
 
-    /// An untagged union: each failing branch's issues (paths relative to the union)
-    /// joined by `; `, branches joined by ` or `.
+    /// An untagged union: the closest shape (the branch with the fewest issues, the first on
+    /// a tie) and its issues (paths relative to the union), and a hint that says what that
+    /// shape needs and which other shapes there are. When every shape refuses the value's
+    /// type, that type failure alone.
     fn restated_union(
         &self,
         path: Vec<Seg>,
@@ -384,36 +389,98 @@ impl<'s> Walk<'s> {
     ) -> Issue {
         let base = path.len();
         let instance = self.instance_at(&path);
-        let mut rendered: Vec<(String, bool)> = Vec::with_capacity(context.len());
+        // Each branch's issues, tidied, and how many there were before noise was dropped.
+        let mut shapes: Vec<(usize, Vec<Issue>)> = Vec::with_capacity(context.len());
         for (i, errors) in context.iter().enumerate() {
             let mut issues = Vec::new();
             for error in errors {
                 self.collect(error, None, &mut issues);
             }
             self.tidy(&mut issues, branches.and_then(|b| b.get(i)), instance, base);
+            let count = issues.len();
             // A branch that fails for other reasons is not the one the caller meant: its
             // unknown keys are the other branches' keys, noise. Shown when they are all it has.
             if issues.iter().any(|x| x.keyword != "additionalProperties") {
                 issues.retain(|x| x.keyword != "additionalProperties");
             }
-            if issues.is_empty() {
-                continue;
+            shapes.push((count, issues));
+        }
+        let root_type_only =
+            |issues: &[Issue]| !issues.is_empty() && issues.iter().all(|x| x.keyword == "type" && x.path.len() == base);
+        // Every shape wants another type: say which types.
+        if let Some(instance) = instance
+            && !shapes.is_empty()
+            && shapes.iter().all(|(_, issues)| root_type_only(issues))
+        {
+            let mut types: Vec<String> = Vec::new();
+            for (i, _) in shapes.iter().enumerate() {
+                let node = branches.and_then(|b| b.get(i)).map(|b| self.resolve(b));
+                let named = node.and_then(|n| n.get("type"));
+                let listed: Vec<String> = match named {
+                    Some(Value::String(t)) => vec![t.clone()],
+                    Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+                    _ => Vec::new(),
+                };
+                for t in listed {
+                    if !types.contains(&t) {
+                        types.push(t);
+                    }
+                }
             }
-            let root_type_only = issues.iter().all(|x| x.keyword == "type" && x.path.len() == base);
-            let text = issues.iter().map(|x| x.line_from(base)).collect::<Vec<_>>().join("; ");
-            rendered.push((text, root_type_only));
-        }
-        if rendered.iter().any(|(_, root_type_only)| !root_type_only) {
-            rendered.retain(|(_, root_type_only)| !root_type_only);
-        }
-        let mut texts: Vec<String> = Vec::with_capacity(rendered.len());
-        for (text, _) in rendered {
-            if !texts.contains(&text) {
-                texts.push(text);
+            if !types.is_empty() {
+                let mut issue = type_issue(path, &types, instance);
+                issue.keyword = keyword.to_owned().into();
+                return issue;
             }
         }
-        let message =
-            if texts.is_empty() { format!("does not match the schema ({keyword})") } else { texts.join(" or ") };
-        Issue::new(path, keyword.to_owned(), message, Hint::Restate)
+        // The closest shape among those that take the value's type.
+        let candidates =
+            shapes.iter().enumerate().filter(|(_, (_, issues))| !issues.is_empty() && !root_type_only(issues));
+        let Some((closest, (_, issues))) = candidates.min_by_key(|(_, (count, _))| *count) else {
+            let message = format!("does not match the schema ({keyword})");
+            return Issue::new(path, keyword.to_owned(), message, Hint::Restate);
+        };
+        let shape = |i: usize| self.shape(branches.and_then(|b| b.get(i)));
+        // `null` is no shape of its own: an `Option<T>`'s union has one shape, `T`.
+        let is_null = |i: &usize| {
+            branches
+                .and_then(|b| b.get(*i))
+                .is_some_and(|b| self.resolve(b).get("type").and_then(Value::as_str) == Some("null"))
+        };
+        let lines = issues.iter().map(|x| x.line_from(base)).collect::<Vec<_>>().join("; ");
+        let others: Vec<String> = (0..context.len()).filter(|i| *i != closest && !is_null(i)).map(shape).collect();
+        let message = if others.is_empty() {
+            lines
+        } else {
+            format!("matches none of its {} shapes; closest {}: {lines}", others.len() + 1, shape(closest))
+        };
+        let owner = if path.is_empty() { "the arguments".to_owned() } else { super::issue::dotted(&path) };
+        let mut text = super::refusal::hint(issues);
+        if !others.is_empty() {
+            let _ = write!(text, " Or send {owner} as {}.", super::refusal::or_list(&others));
+        }
+        Issue::new(path, keyword.to_owned(), message, Hint::Text(text))
+    }
+
+    /// A union branch as the caller reads it: `{kind, n}` (its properties), `a string`.
+    fn shape(&self, branch: Option<&'s Value>) -> String {
+        let Some(node) = branch.map(|b| self.resolve(b)) else {
+            return "another shape".to_owned();
+        };
+        if let Some(props) = node.get("properties").and_then(Value::as_object)
+            && !props.is_empty()
+        {
+            return format!(
+                "{{{}}}",
+                props.keys().map(|k| super::issue::dotted(&[Seg::Key(k.clone())])).collect::<Vec<_>>().join(", ")
+            );
+        }
+        match node.get("type").and_then(Value::as_str) {
+            Some("object") => "an object".to_owned(),
+            Some("array") => "an array".to_owned(),
+            Some("integer") => "an integer".to_owned(),
+            Some(t) => format!("a {t}"),
+            None => node.get("const").map_or_else(|| "another shape".to_owned(), ToString::to_string),
+        }
     }
 }

@@ -46,6 +46,58 @@ pub(super) fn type_issue(path: Vec<Seg>, expected: &[String], instance: &Value) 
     Issue::new(path, "type", message, Hint::Type(tail))
 }
 
+/// The hint of a keyword failure that is not a range or a length (those are [`bounds`]):
+/// the value to send instead, or what to send it as.
+pub(super) fn keyword_hint(kind: &ValidationErrorKind, node: Option<&Value>, instance: &Value) -> Hint {
+    match kind {
+        ValidationErrorKind::Enum { options } => match options.as_ref() {
+            Value::Array(values) => choice(values, instance),
+            _ => Hint::Restate,
+        },
+        ValidationErrorKind::Constant { expected_value } => {
+            choice(std::slice::from_ref(expected_value.as_ref()), instance)
+        }
+        ValidationErrorKind::Pattern { pattern } => Hint::Send(format!("as a string matching the pattern {pattern}")),
+        ValidationErrorKind::Format { format } => Hint::Send(format!("as a valid {format}")),
+        ValidationErrorKind::MultipleOf { multiple_of } => {
+            let n = node.and_then(|n| n.get("multipleOf")).cloned().unwrap_or_else(|| Value::from(*multiple_of));
+            Hint::Send(format!("as a multiple of {n}"))
+        }
+        ValidationErrorKind::UniqueItems => Hint::Send("without duplicate items".into()),
+        _ => Hint::Restate,
+    }
+}
+
+/// The hint for a value that is not one of `values`: them, and the one `instance` probably
+/// means.
+pub(super) fn choice<'v>(values: impl IntoIterator<Item = &'v Value> + Clone, instance: &Value) -> Hint {
+    let near = near_value(instance, values.clone()).map(Value::to_string);
+    Hint::Choice { values: values.into_iter().map(Value::to_string).collect(), near }
+}
+
+/// The value of `values` a string `sent` probably means: the first equal to it but for
+/// case, else the closest within edit distance 2 and closer than it is long (as for keys);
+/// ties go to the schema's order. Only strings are compared.
+pub(super) fn near_value<'v>(sent: &Value, values: impl IntoIterator<Item = &'v Value>) -> Option<&'v Value> {
+    let sent = sent.as_str()?;
+    let len = sent.chars().count();
+    if len > 130 {
+        return None;
+    }
+    let strings: Vec<(&Value, &str)> = values.into_iter().filter_map(|v| v.as_str().map(|s| (v, s))).collect();
+    if let Some((v, _)) = strings.iter().copied().find(|(_, s)| s.to_lowercase() == sent.to_lowercase() && *s != sent) {
+        return Some(v);
+    }
+    let mut best: Option<(usize, &Value)> = None;
+    for (v, s) in strings {
+        let d = crate::rpc::envelope::levenshtein(sent, s);
+        if d > 0 && d <= 2 && d < len && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, v));
+        }
+    }
+    best.map(|(_, v)| v)
+}
+
 /// `"os"|"cpu"|"memory"`.
 pub(super) fn alternatives<'v>(values: impl IntoIterator<Item = &'v Value>) -> String {
     values.into_iter().map(Value::to_string).collect::<Vec<_>>().join("|")
