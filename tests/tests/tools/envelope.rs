@@ -357,14 +357,15 @@ fn with_the_mirror_on_every_error_result_carries_the_tool_failure_mapped_from_th
             let (reason, retryable, hint, rid, code) = terms(&result);
             let failure = failure.unwrap_or_else(|| panic!("{name} {args}: no {TOOL_FAILURE}: {result}"));
             let mut expected = serde_json::Map::new();
-            match code {
-                Some(code) => expected.insert("class".into(), json!(class(code))),
-                None => {
+            let class = code.map_or_else(
+                || {
                     let class = failure["class"].as_str().unwrap_or_default();
                     assert!(["capability", "reliability", "governance"].contains(&class), "{name} {args}: {failure}");
-                    expected.insert("class".into(), json!(class))
-                }
-            };
+                    class.to_owned()
+                },
+                |code| class(code).to_owned(),
+            );
+            expected.insert("class".into(), json!(class));
             if let Some(reason) = reason {
                 expected.insert("code".into(), json!(reason));
             }
