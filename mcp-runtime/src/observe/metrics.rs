@@ -1,7 +1,8 @@
 //! The metrics (feature `otel`): the conventions' `mcp.server.operation.duration` and
 //! `mcp.server.session.duration` (histograms in seconds, with the conventions' buckets), and
-//! two of ours, `mcp_runtime.server.calls` (calls of tools, resources and prompts, by
-//! outcome and declared reason) and `mcp_runtime.server.active_calls` (calls running).
+//! three of ours, `mcp_runtime.server.calls` (calls of tools, resources and prompts, by
+//! outcome and declared reason), `mcp_runtime.server.active_calls` (calls running) and
+//! `mcp_runtime.server.input_repairs` (arguments repaired before validation, by tool and kind).
 //!
 //! Names that a caller chooses (a method, a tool or prompt name that is not served) are
 //! recorded as `_OTHER`, as the conventions say for `error.type`: a caller cannot grow the
@@ -23,6 +24,7 @@ pub(crate) struct Metrics {
     session: Histogram<f64>,
     calls: Counter<u64>,
     active: UpDownCounter<i64>,
+    repairs: Counter<u64>,
 }
 
 /// One request as its metrics see it.
@@ -67,7 +69,18 @@ impl Metrics {
                 .with_unit("{call}")
                 .with_description("Calls of tools, resources and prompts running now.")
                 .build(),
+            repairs: meter
+                .u64_counter("mcp_runtime.server.input_repairs")
+                .with_unit("{repair}")
+                .with_description("Arguments repaired before validation (docs/errors.md#repairs), by tool and kind.")
+                .build(),
         }
+    }
+
+    /// A call's arguments were repaired: one count per repair, by the (served) tool and the
+    /// repair's kind.
+    pub(crate) fn repaired(&self, tool: &'static str, kind: &'static str) {
+        self.repairs.add(1, &[KeyValue::new("gen_ai.tool.name", tool), KeyValue::new("mcp_runtime.repair.kind", kind)]);
     }
 
     /// A call of a tool, a resource or a prompt starts.

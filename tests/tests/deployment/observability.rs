@@ -612,3 +612,33 @@ fn at_eof_a_stalled_collector_holds_the_exit_no_longer_than_the_flush_grace() {
         c.stderr()
     );
 }
+
+#[test]
+fn a_repaired_call_names_its_repairs_on_its_span_and_counts_them_on_the_metric() {
+    let receiver = Receiver::start();
+    let mut c = spawn(&receiver, "http/json", false, &[]);
+    c.initialize();
+    let id = c.request("tools/call", json!({"name": "add", "arguments": {"a": "5", "b": 3}}));
+    let answer = loop {
+        let message = c.recv();
+        if message.get("id") == Some(&json!(id)) {
+            break message;
+        }
+    };
+    assert_eq!(answer["result"]["isError"], Value::Null, "repaired, then served: {answer}");
+    stop(&mut c);
+    let spans = receiver.spans();
+    let span = the_span(&spans, "tools/call add", id);
+    assert_eq!(
+        span.attributes.get("mcp_runtime.input.repairs").and_then(Attr::as_str),
+        Some("number_from_string at a"),
+        "{span:#?}"
+    );
+    let repairs: Vec<_> =
+        receiver.sums().into_iter().filter(|s| s.metric == "mcp_runtime.server.input_repairs").collect();
+    assert_eq!(repairs.len(), 1, "{repairs:#?}");
+    assert_eq!(
+        (repairs[0].value, &repairs[0].attributes),
+        (1, &strs(&[("gen_ai.tool.name", "add"), ("mcp_runtime.repair.kind", "number_from_string")]))
+    );
+}

@@ -76,7 +76,7 @@ pub(crate) async fn call(
     if !tool.input_validator.is_valid(&args) {
         if let Some(repaired) = repaired(tool, &args) {
             args = repaired.0;
-            log_repairs(name, request_id, &repaired.1);
+            log_repairs(&shared.observer, name, request_id, &repaired.1);
         } else {
             let (err, issues) =
                 crate::schema::validate::invalid_arguments(name, &tool.input_validator, &tool.input_schema, &args);
@@ -243,9 +243,16 @@ fn repaired(tool: &Registered, args: &Value) -> Option<(Value, Vec<Repair>)> {
     crate::schema::validate::repair(&tool.input_schema, args).filter(|(value, _)| tool.input_validator.is_valid(value))
 }
 
-/// The call's record of its repairs: a log event, and `mcp_runtime.input.repairs` on the
-/// request's span (`number_from_string at a, list_of_one at tags`).
-fn log_repairs(tool: &str, request_id: RequestId, repairs: &[Repair]) {
+/// The call's record of its repairs: a log event, `mcp_runtime.input.repairs` on the
+/// request's span (`number_from_string at a, list_of_one at tags`), and a count of each on
+/// the `mcp_runtime.server.input_repairs` metric when the server exports metrics.
+fn log_repairs(observer: &crate::observe::Observer, tool: &'static str, request_id: RequestId, repairs: &[Repair]) {
+    #[cfg(feature = "otel")]
+    if let Some(metrics) = &observer.metrics {
+        repairs.iter().for_each(|r| metrics.repaired(tool, r.kind.as_str()));
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = observer;
     let list = repairs.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
     tracing::Span::current().record("mcp_runtime.input.repairs", list.as_str());
     tracing::info!(target: "mcp_runtime::call", %request_id, tool, repairs = list.as_str(), "arguments repaired");
