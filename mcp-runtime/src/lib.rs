@@ -121,6 +121,7 @@ pub use context::text::TextValue;
 pub use features::completion::IntoCompletion;
 pub use features::prompts::{IntoPrompt, PromptResult};
 pub use features::resources::{IntoListing, IntoResource, Json, Resource, ResourceDir};
+pub use features::skills::Skill;
 pub use features::tools::output::Structured;
 pub use features::tools::tool::TaskSupport;
 pub use hooks::policy::{PolicyRequest, Refusal};
