@@ -104,18 +104,20 @@ impl Skills {
                     }
                 }
                 Source::Code(skill) => {
+                    // Errors name its files `<name>/<path>` (`<skill declared in code>/..` when
+                    // the frontmatter has no name).
                     let label = match frontmatter::parse(&skill.skill_md) {
                         Ok(front) => match front.get("name") {
-                            Some(Value::String(name)) => format!("skill `{name}`"),
-                            _ => "a skill declared in code".to_owned(),
+                            Some(Value::String(name)) => name.clone(),
+                            _ => "<skill declared in code>".to_owned(),
                         },
-                        Err(_) => "a skill declared in code".to_owned(),
+                        Err(_) => "<skill declared in code>".to_owned(),
                     };
                     let mut files = vec![("SKILL.md".to_owned(), skill.skill_md.into_bytes())];
                     for (path, bytes) in skill.files {
                         if !plain_path(&path) {
                             return Err((
-                                format!("{label}: {path}"),
+                                format!("{label}/{path}"),
                                 "a file path must be relative and `/`-separated, without `..`, `.`, empty segments or a leading `/`, in letters, digits and `-_.~+@`".to_owned(),
                             ));
                         }
@@ -126,9 +128,6 @@ impl Skills {
             }
         }
         all.sort_by(|a, b| a.uri.cmp(&b.uri));
-        if let Some(pair) = all.windows(2).find(|pair| pair[0].uri == pair[1].uri) {
-            return Err((pair[0].uri.clone(), "two skills have this name; skill names must be unique".to_owned()));
-        }
         Ok(Skills { all })
     }
 
@@ -254,6 +253,9 @@ fn register(
         return refuse(label, format!("{total} bytes in all, more than the {MAX_BYTES} (16 MiB) a host must accept"));
     }
     let uri = format!("skill://{name}/SKILL.md");
+    if resources.files.contains_key(&uri) {
+        return refuse(&skill_md, format!("another skill is named `{name}`; skill names must be unique"));
+    }
     let description = front.get("description").and_then(Value::as_str).map(str::to_owned);
     let mut manifest = Vec::with_capacity(files.len());
     let mut seen = std::collections::HashSet::new();
@@ -342,12 +344,12 @@ fn inside(root: &Path, path: &Path, label: &str) -> Result<Option<PathBuf>, Refu
 /// root excepted (it is first already).
 fn walk(root: &Path, dir: &Path, at: &str, label: &str, files: &mut Vec<(String, Vec<u8>)>) -> Result<(), Refusal> {
     for (name, path) in entries(dir, &format!("{label}/{at}"))? {
-        let name = plain(name, &format!("{label}/{at}/{}", path.file_name().unwrap_or_default().to_string_lossy()))?;
         let relative = if at.is_empty() { name } else { format!("{at}/{name}") };
+        let file_label = format!("{label}/{relative}");
+        let relative = plain(relative, &file_label)?;
         if relative == "SKILL.md" {
             continue;
         }
-        let file_label = format!("{label}/{relative}");
         let Some(target) = inside(root, &path, &file_label)? else { continue };
         if target.is_dir() {
             walk(root, &target, &relative, label, files)?;
@@ -362,10 +364,10 @@ fn walk(root: &Path, dir: &Path, at: &str, label: &str, files: &mut Vec<(String,
     Ok(())
 }
 
-/// A name served in a URI: letters, digits and `-_.~+@` (a name that is not UTF-8 was made
-/// lossy, and is refused here too).
+/// A name or path served in a URI: letters, digits and `-_.~+@` (a name that is not UTF-8
+/// was made lossy, and is refused here too).
 fn plain(name: String, label: &str) -> Result<String, Refusal> {
-    if plain_path(&name) && !name.contains('/') {
+    if plain_path(&name) {
         Ok(name)
     } else {
         Err((label.to_owned(), "a name in letters, digits and `-_.~+@` only, so that its URI needs no escaping; rename it".to_owned()))
@@ -436,5 +438,205 @@ pub(crate) fn capability(into: &mut Map<String, Value>) {
     let extensions = into.entry("extensions").or_insert_with(|| json!({}));
     if let Value::Object(extensions) = extensions {
         extensions.insert(EXTENSION.into(), json!({"directoryRead": true}));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::Server;
+    use crate::testing::{Era, TestClient};
+
+    use super::Skill;
+
+    const SKILL_MD: &str = "---\nname: notes\ndescription: Keep notes tidy.\nmetadata:\n  tier: 2\n---\n\nRead `references/STYLE.md`.\n";
+
+    fn server() -> Server {
+        let skill = Skill::new(SKILL_MD).file("references/STYLE.md", "x");
+        Server::builder("skills", "1").skill(skill).build().unwrap()
+    }
+
+    fn entry() -> Value {
+        json!({
+            "uri": "skill://notes/SKILL.md",
+            "frontmatter": {"name": "notes", "description": "Keep notes tidy.", "metadata": {"tier": 2}},
+            "resources": [
+                {"uri": "skill://notes/SKILL.md", "digest": "sha256:e50f86269bf9aaf79dff57b9e58da021255f058d0291f2420b3016fdb7396c40", "size": 99},
+                {"uri": "skill://notes/references/STYLE.md", "digest": "sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881", "size": 1},
+            ],
+        })
+    }
+
+    #[tokio::test]
+    async fn a_skill_is_listed_got_read_and_browsed_in_both_eras() {
+        let server = server();
+        for era in [Era::Legacy, Era::Modern] {
+            let mut c = TestClient::new(&server, era);
+            let mut list = c.request("skills/list", json!({})).await.unwrap();
+            let mut got = c.request("skills/get", json!({"uri": "skill://notes/SKILL.md"})).await.unwrap();
+            let mut root = c.request("resources/directory/read", json!({"uri": "skill://notes"})).await.unwrap();
+            if era == Era::Modern {
+                for result in [&mut list, &mut got] {
+                    assert_eq!(result["ttlMs"], json!(0), "{result}");
+                    assert_eq!(result["cacheScope"], json!("private"), "{result}");
+                }
+                for result in [&mut list, &mut got, &mut root] {
+                    let map = result.as_object_mut().unwrap();
+                    assert_eq!(map.remove("resultType"), Some(json!("complete")));
+                    map.remove("ttlMs");
+                    map.remove("cacheScope");
+                    assert!(map.remove("_meta").is_some(), "{result}");
+                }
+            }
+            assert_eq!(list, json!({"skills": [entry()]}), "{era:?}");
+            assert_eq!(got, json!({"skill": entry()}), "{era:?}");
+            assert_eq!(
+                root,
+                json!({"resources": [
+                    {"uri": "skill://notes/SKILL.md", "name": "SKILL.md", "mimeType": "text/markdown", "size": 99},
+                    {"uri": "skill://notes/references", "name": "references", "mimeType": "inode/directory"},
+                ]}),
+                "{era:?}"
+            );
+            let read = c.read("skill://notes/SKILL.md").await.unwrap();
+            assert_eq!(
+                read["contents"],
+                json!([{"uri": "skill://notes/SKILL.md", "mimeType": "text/markdown", "text": SKILL_MD}])
+            );
+            let listed = c.request("resources/list", json!({})).await.unwrap();
+            assert_eq!(
+                listed["resources"],
+                json!([{"uri": "skill://notes/SKILL.md", "name": "notes", "description": "Keep notes tidy.", "mimeType": "text/markdown", "size": 99}])
+            );
+            for (method, uri, message) in [
+                ("skills/get", "skill://other/SKILL.md", "Invalid params: no skill is served at skill://other/SKILL.md; list the skills with skills/list"),
+                ("resources/directory/read", "skill://notes/SKILL.md", "Invalid params: skill://notes/SKILL.md is not a directory resource; read it with resources/read"),
+                ("resources/directory/read", "skill://nowhere", "Invalid params: no directory resource is served at skill://nowhere; a skill's folder is its SKILL.md URI without `/SKILL.md` (see skills/list)"),
+            ] {
+                let err = c.request(method, json!({"uri": uri})).await.unwrap_err();
+                assert_eq!(err, json!({"code": -32602, "message": message}), "{era:?} {method} {uri}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_server_without_skills_declares_no_extension_and_serves_no_skills_method() {
+        let plain = Server::builder("plain", "1").build().unwrap();
+        for era in [Era::Legacy, Era::Modern] {
+            let mut c = TestClient::new(&plain, era);
+            for method in ["skills/list", "skills/get", "resources/directory/read"] {
+                let err = c.request(method, json!({"uri": "skill://notes/SKILL.md"})).await.unwrap_err();
+                assert_eq!(err["code"], json!(-32601), "{era:?} {method}: {err}");
+            }
+        }
+        let mut c = TestClient::new(&plain, Era::Modern);
+        let discover = c.request("server/discover", json!({})).await.unwrap();
+        assert_eq!(discover["capabilities"], json!({"tools": {"listChanged": true}, "logging": {}}));
+        let mut c = TestClient::new(&server(), Era::Modern);
+        let discover = c.request("server/discover", json!({})).await.unwrap();
+        assert_eq!(discover["capabilities"]["extensions"], json!({"io.modelcontextprotocol/skills": {"directoryRead": true}}));
+        assert_eq!(discover["capabilities"]["resources"], json!({"subscribe": true, "listChanged": true}));
+    }
+
+    fn refused(builder: crate::ServerBuilder) -> String {
+        match builder.build() {
+            Ok(_) => panic!("built"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_skill_in_code_with_a_path_out_or_without_frontmatter_is_refused_naming_the_file() {
+        for (path, shown) in [("../escape.md", "notes/../escape.md"), ("/etc/passwd", "notes//etc/passwd"), ("a//b", "notes/a//b")] {
+            let skill = Skill::new(SKILL_MD).file(path, "x");
+            assert_eq!(
+                refused(Server::builder("s", "1").skill(skill)),
+                format!("skill file `{shown}`: a file path must be relative and `/`-separated, without `..`, `.`, empty segments or a leading `/`, in letters, digits and `-_.~+@`")
+            );
+        }
+        let cases = [
+            ("# Notes\n", "skill file `<skill declared in code>/SKILL.md`: SKILL.md must begin with YAML frontmatter: a `---` line, the fields, and a closing `---` line"),
+            ("---\nname: notes\n---\n", "skill file `notes/SKILL.md`: frontmatter field `description` is missing (required)"),
+            ("---\ndescription: d\n---\n", "skill file `<skill declared in code>/SKILL.md`: frontmatter field `name` is missing (required)"),
+            ("---\nname: Notes--x\ndescription: d\n---\n", "skill file `Notes--x/SKILL.md`: frontmatter field `name`: `Notes--x` breaks the naming rules (1-64 lowercase letters, digits and hyphens, no leading, trailing or double hyphen)"),
+            ("---\nname: notes\ndescription: [a]\n---\n", "skill file `<skill declared in code>/SKILL.md`: frontmatter line 3: flow collections (`[..]`, `{..}`) are not supported; write one item per line"),
+        ];
+        for (skill_md, message) in cases {
+            assert_eq!(refused(Server::builder("s", "1").skill(Skill::new(skill_md))), message);
+        }
+        let twice = Server::builder("s", "1").skill(Skill::new(SKILL_MD)).skill(Skill::new(SKILL_MD));
+        assert_eq!(refused(twice), "skill file `notes/SKILL.md`: another skill is named `notes`; skill names must be unique");
+    }
+
+    /// A temporary skills directory, removed when dropped.
+    struct Dir(std::path::PathBuf);
+
+    impl Dir {
+        fn new(name: &str) -> Dir {
+            let path = std::env::temp_dir().join(format!("mcp-skills-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            std::fs::create_dir_all(&path).unwrap();
+            Dir(path)
+        }
+
+        fn write(&self, path: &str, text: &str) {
+            let path = self.0.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_skills_directory_is_served_with_its_nested_files() {
+        let dir = Dir::new("ok");
+        dir.write("notes/SKILL.md", SKILL_MD);
+        dir.write("notes/references/STYLE.md", "x");
+        dir.write("notes/.hidden", "left out");
+        dir.write("README.md", "loose files at the top are not skills");
+        let server = Server::builder("s", "1").skills_dir(&dir.0).build().unwrap();
+        let mut c = TestClient::new(&server, Era::Legacy);
+        assert_eq!(c.request("skills/list", json!({})).await.unwrap(), json!({"skills": [entry()]}));
+        let style = c.read("skill://notes/references/STYLE.md").await.unwrap();
+        assert_eq!(style["contents"], json!([{"uri": "skill://notes/references/STYLE.md", "mimeType": "text/markdown", "text": "x"}]));
+    }
+
+    #[test]
+    fn a_skills_directory_with_a_way_out_or_bad_frontmatter_is_refused_naming_the_file() {
+        let outside = Dir::new("outside");
+        outside.write("secret.md", "s");
+        let cases: [(&str, &dyn Fn(&Dir), &str, &str); 4] = [
+            ("no-description", &|d| d.write("notes/SKILL.md", "---\nname: notes\n---\n"), "notes/SKILL.md", "frontmatter field `description` is missing (required)"),
+            ("other-name", &|d| d.write("notes/SKILL.md", "---\nname: other\ndescription: d\n---\n"), "notes/SKILL.md", "frontmatter field `name` is `other`, but the folder is `notes`: they must be the same"),
+            ("no-skill-md", &|d| d.write("notes/README.md", "x"), "notes", "a folder of the skills directory without a SKILL.md; add one, or move the folder out"),
+            ("bad-name", &|d| { d.write("notes/SKILL.md", SKILL_MD); d.write("notes/my file.md", "x"); }, "notes/my file.md", "a name in letters, digits and `-_.~+@` only, so that its URI needs no escaping; rename it"),
+        ];
+        for (name, setup, file, reason) in cases {
+            let dir = Dir::new(name);
+            setup(&dir);
+            let shown = dir.0.display();
+            assert_eq!(refused(Server::builder("s", "1").skills_dir(&dir.0)), format!("skill file `{shown}/{file}`: {reason}"), "{name}");
+        }
+        #[cfg(unix)]
+        for (name, link) in [("link-file", "notes/leak.md"), ("link-folder", "notes/references")] {
+            let dir = Dir::new(name);
+            dir.write("notes/SKILL.md", SKILL_MD);
+            let target = if link.ends_with(".md") { outside.0.join("secret.md") } else { outside.0.clone() };
+            std::os::unix::fs::symlink(target, dir.0.join(link)).unwrap();
+            assert_eq!(
+                refused(Server::builder("s", "1").skills_dir(&dir.0)),
+                format!("skill file `{}/{link}`: a symlink that leads out of the skills directory (or nowhere); replace it with the file", dir.0.display()),
+                "{name}"
+            );
+        }
+        let missing = std::env::temp_dir().join("mcp-skills-missing-dir");
+        let message = refused(Server::builder("s", "1").skills_dir(&missing));
+        assert!(message.starts_with(&format!("skill file `{}`: cannot open the skills directory: ", missing.display())), "{message}");
     }
 }
