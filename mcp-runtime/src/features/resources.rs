@@ -549,7 +549,8 @@ pub(crate) async fn read(
             .iter()
             .filter(|r| r.template.is_none() && crate::auth::principal::grants(principal, r.spec.scopes))
             .map(|r| r.spec.uri);
-        let files = resources.files.iter().filter(|(_, f)| f.listed && crate::auth::principal::grants(principal, f.scopes));
+        let files =
+            resources.files.iter().filter(|(_, f)| f.listed && crate::auth::principal::grants(principal, f.scopes));
         let listed = listed.chain(files.map(|(uri, _)| uri.as_str()));
         let shown = shown(&uri);
         let err = unknown(

@@ -154,7 +154,9 @@ pub(crate) fn answer(
             return Some(Err(RpcError::method_not_found(method)));
         }
         "skills/list" => (shared.skills.list(principal), "skills", true),
-        "skills/get" => return Some(shared.skills.get(principal, params).map(|body| finish(shared, client, body, true))),
+        "skills/get" => {
+            return Some(shared.skills.get(principal, params).map(|body| finish(shared, client, body, true)));
+        }
         "resources/directory/read" => match skills::directory(&shared.resources, principal, params) {
             Ok(children) => (children, "resources", false),
             Err(e) => return Some(Err(e)),

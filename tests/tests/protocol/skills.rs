@@ -57,7 +57,8 @@ fn the_fixture_serves_its_skills_directory() {
         "{folder}"
     );
     let read = c.roundtrip("resources/read", json!({"uri": "skill://code-review/checklists/REVIEW.md"}));
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/skills/code-review/checklists/REVIEW.md")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/skills/code-review/checklists/REVIEW.md"))
+        .unwrap();
     assert_eq!(
         body(read["result"].clone()),
         json!({"contents": [{"uri": "skill://code-review/checklists/REVIEW.md", "mimeType": "text/markdown", "text": text}]}),

@@ -13,7 +13,9 @@ pub(crate) fn parse(text: &str) -> Result<Map<String, Value>, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     if lines.next() != Some("---") {
-        return Err("SKILL.md must begin with YAML frontmatter: a `---` line, the fields, and a closing `---` line".into());
+        return Err(
+            "SKILL.md must begin with YAML frontmatter: a `---` line, the fields, and a closing `---` line".into()
+        );
     }
     let mut body = Vec::new();
     let mut closed = false;
@@ -76,7 +78,9 @@ fn mapping(lines: &[Line<'_>], at: &mut usize, indent: usize) -> Result<Map<Stri
             break;
         }
         if line.indent() > indent {
-            return Err(line.error("unexpected indentation (a plain value cannot continue on the next line; quote it or use `>`)"));
+            return Err(line.error(
+                "unexpected indentation (a plain value cannot continue on the next line; quote it or use `>`)",
+            ));
         }
         if line.content().starts_with('\t') {
             return Err(line.error("a tab in indentation; indent with spaces"));
@@ -162,7 +166,9 @@ fn sequence(lines: &[Line<'_>], at: &mut usize, indent: usize) -> Result<Value, 
             return Err(line.error("an empty list item; write the value after `- `"));
         }
         if item.starts_with(['|', '>']) || key(&Line { number: line.number, text: item }).is_ok() {
-            return Err(line.error("list items other than scalars are not supported here; write one value per `- ` line"));
+            return Err(
+                line.error("list items other than scalars are not supported here; write one value per `- ` line")
+            );
         }
         items.push(scalar(item).map_err(|e| line.error(&e))?);
     }

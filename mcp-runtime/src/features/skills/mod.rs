@@ -40,8 +40,9 @@ const MAX_BYTES: u64 = 16 * 1024 * 1024;
 /// let server = Server::builder("notes", "1.0.0").skill(release).build().unwrap();
 /// ```
 #[derive(Clone, Debug)]
+#[must_use]
 pub struct Skill {
-    skill_md: String,
+    manifest: String,
     files: Vec<(String, Vec<u8>)>,
     scopes: &'static [&'static str],
 }
@@ -50,7 +51,7 @@ impl Skill {
     /// A skill whose `SKILL.md` is `skill_md` (frontmatter with `name` and `description`,
     /// then the instructions).
     pub fn new(skill_md: impl Into<String>) -> Self {
-        Skill { skill_md: skill_md.into(), files: Vec::new(), scopes: &[] }
+        Skill { manifest: skill_md.into(), files: Vec::new(), scopes: &[] }
     }
 
     /// Adds a file at `path`, relative to the skill's folder and `/`-separated
@@ -106,14 +107,14 @@ impl Skills {
                 Source::Code(skill) => {
                     // Errors name its files `<name>/<path>` (`<skill declared in code>/..` when
                     // the frontmatter has no name).
-                    let label = match frontmatter::parse(&skill.skill_md) {
+                    let label = match frontmatter::parse(&skill.manifest) {
                         Ok(front) => match front.get("name") {
                             Some(Value::String(name)) => name.clone(),
                             _ => "<skill declared in code>".to_owned(),
                         },
                         Err(_) => "<skill declared in code>".to_owned(),
                     };
-                    let mut files = vec![("SKILL.md".to_owned(), skill.skill_md.into_bytes())];
+                    let mut files = vec![("SKILL.md".to_owned(), skill.manifest.into_bytes())];
                     for (path, bytes) in skill.files {
                         if !plain_path(&path) {
                             return Err((
@@ -164,7 +165,11 @@ impl Skills {
 /// `resources/directory/read`: the direct children of a skill's folder or of a folder in it
 /// (files with their metadata, folders as `inode/directory`), of the files `principal` may
 /// read; `-32602` for a URI that is no such folder.
-pub(crate) fn directory(resources: &Resources, principal: Option<&Principal>, params: Option<&Value>) -> Result<Vec<Value>, RpcError> {
+pub(crate) fn directory(
+    resources: &Resources,
+    principal: Option<&Principal>,
+    params: Option<&Value>,
+) -> Result<Vec<Value>, RpcError> {
     let uri = match params.and_then(|p| p.get("uri")) {
         Some(Value::String(uri)) => uri,
         Some(_) => return Err(RpcError::invalid_params("Invalid params: `uri` must be a string")),
@@ -186,10 +191,13 @@ pub(crate) fn directory(resources: &Resources, principal: Option<&Principal>, pa
             Some((folder, _)) => {
                 if last_folder != Some(folder) {
                     last_folder = Some(folder);
-                    children.push(json!({"uri": format!("{prefix}{folder}"), "name": folder, "mimeType": "inode/directory"}));
+                    children.push(
+                        json!({"uri": format!("{prefix}{folder}"), "name": folder, "mimeType": "inode/directory"}),
+                    );
                 }
             }
-            None => children.push(json!({"uri": file_uri, "name": rest, "mimeType": file.mime_type, "size": file.bytes.len()})),
+            None => children
+                .push(json!({"uri": file_uri, "name": rest, "mimeType": file.mime_type, "size": file.bytes.len()})),
         }
     }
     if children.is_empty() {
@@ -243,7 +251,10 @@ fn register(
         return refuse(&skill_md, "frontmatter field `metadata` must be a mapping of keys to values".to_owned());
     }
     if let Some(folder) = folder.filter(|f| *f != name) {
-        return refuse(&skill_md, format!("frontmatter field `name` is `{name}`, but the folder is `{folder}`: they must be the same"));
+        return refuse(
+            &skill_md,
+            format!("frontmatter field `name` is `{name}`, but the folder is `{folder}`: they must be the same"),
+        );
     }
     if files.len() > MAX_FILES {
         return refuse(label, format!("{} files, more than the {MAX_FILES} a host must accept", files.len()));
@@ -293,7 +304,8 @@ type Found = (String, String, Vec<(String, Vec<u8>)>);
 /// `SKILL.md` and every file under it, no symlink leading out of `root`.
 fn read_dir(root: &Path) -> Result<Vec<Found>, Refusal> {
     let shown = root.display().to_string();
-    let real = std::fs::canonicalize(root).map_err(|e| (shown.clone(), format!("cannot open the skills directory: {e}")))?;
+    let real =
+        std::fs::canonicalize(root).map_err(|e| (shown.clone(), format!("cannot open the skills directory: {e}")))?;
     let mut skills = Vec::new();
     for (name, path) in entries(&real, &shown)? {
         let label = format!("{shown}/{name}");
@@ -303,7 +315,10 @@ fn read_dir(root: &Path) -> Result<Vec<Found>, Refusal> {
         }
         let name = plain(name, &label)?;
         if !target.join("SKILL.md").is_file() {
-            return Err((label, "a folder of the skills directory without a SKILL.md; add one, or move the folder out".to_owned()));
+            return Err((
+                label,
+                "a folder of the skills directory without a SKILL.md; add one, or move the folder out".to_owned(),
+            ));
         }
         let mut files = vec![("SKILL.md".to_owned(), read(&target.join("SKILL.md"), &format!("{label}/SKILL.md"))?)];
         walk(&real, &target, "", &label, &mut files)?;
@@ -336,7 +351,10 @@ fn inside(root: &Path, path: &Path, label: &str) -> Result<Option<PathBuf>, Refu
     }
     match std::fs::canonicalize(path) {
         Ok(real) if real.starts_with(root) => Ok(Some(real)),
-        _ => Err((label.to_owned(), "a symlink that leads out of the skills directory (or nowhere); replace it with the file".to_owned())),
+        _ => Err((
+            label.to_owned(),
+            "a symlink that leads out of the skills directory (or nowhere); replace it with the file".to_owned(),
+        )),
     }
 }
 
@@ -370,7 +388,10 @@ fn plain(name: String, label: &str) -> Result<String, Refusal> {
     if plain_path(&name) {
         Ok(name)
     } else {
-        Err((label.to_owned(), "a name in letters, digits and `-_.~+@` only, so that its URI needs no escaping; rename it".to_owned()))
+        Err((
+            label.to_owned(),
+            "a name in letters, digits and `-_.~+@` only, so that its URI needs no escaping; rename it".to_owned(),
+        ))
     }
 }
 
@@ -450,7 +471,8 @@ mod tests {
 
     use super::Skill;
 
-    const SKILL_MD: &str = "---\nname: notes\ndescription: Keep notes tidy.\nmetadata:\n  tier: 2\n---\n\nRead `references/STYLE.md`.\n";
+    const SKILL_MD: &str =
+        "---\nname: notes\ndescription: Keep notes tidy.\nmetadata:\n  tier: 2\n---\n\nRead `references/STYLE.md`.\n";
 
     fn server() -> Server {
         let skill = Skill::new(SKILL_MD).file("references/STYLE.md", "x");
@@ -510,9 +532,21 @@ mod tests {
                 json!([{"uri": "skill://notes/SKILL.md", "name": "notes", "description": "Keep notes tidy.", "mimeType": "text/markdown", "size": 99}])
             );
             for (method, uri, message) in [
-                ("skills/get", "skill://other/SKILL.md", "Invalid params: no skill is served at skill://other/SKILL.md; list the skills with skills/list"),
-                ("resources/directory/read", "skill://notes/SKILL.md", "Invalid params: skill://notes/SKILL.md is not a directory resource; read it with resources/read"),
-                ("resources/directory/read", "skill://nowhere", "Invalid params: no directory resource is served at skill://nowhere; a skill's folder is its SKILL.md URI without `/SKILL.md` (see skills/list)"),
+                (
+                    "skills/get",
+                    "skill://other/SKILL.md",
+                    "Invalid params: no skill is served at skill://other/SKILL.md; list the skills with skills/list",
+                ),
+                (
+                    "resources/directory/read",
+                    "skill://notes/SKILL.md",
+                    "Invalid params: skill://notes/SKILL.md is not a directory resource; read it with resources/read",
+                ),
+                (
+                    "resources/directory/read",
+                    "skill://nowhere",
+                    "Invalid params: no directory resource is served at skill://nowhere; a skill's folder is its SKILL.md URI without `/SKILL.md` (see skills/list)",
+                ),
             ] {
                 let err = c.request(method, json!({"uri": uri})).await.unwrap_err();
                 assert_eq!(err, json!({"code": -32602, "message": message}), "{era:?} {method} {uri}");
@@ -535,7 +569,10 @@ mod tests {
         assert_eq!(discover["capabilities"], json!({"tools": {"listChanged": true}, "logging": {}}));
         let mut c = TestClient::new(&server(), Era::Modern);
         let discover = c.request("server/discover", json!({})).await.unwrap();
-        assert_eq!(discover["capabilities"]["extensions"], json!({"io.modelcontextprotocol/skills": {"directoryRead": true}}));
+        assert_eq!(
+            discover["capabilities"]["extensions"],
+            json!({"io.modelcontextprotocol/skills": {"directoryRead": true}})
+        );
         assert_eq!(discover["capabilities"]["resources"], json!({"subscribe": true, "listChanged": true}));
     }
 
@@ -548,26 +585,51 @@ mod tests {
 
     #[test]
     fn a_skill_in_code_with_a_path_out_or_without_frontmatter_is_refused_naming_the_file() {
-        for (path, shown) in [("../escape.md", "notes/../escape.md"), ("/etc/passwd", "notes//etc/passwd"), ("a//b", "notes/a//b")] {
+        for (path, shown) in
+            [("../escape.md", "notes/../escape.md"), ("/etc/passwd", "notes//etc/passwd"), ("a//b", "notes/a//b")]
+        {
             let skill = Skill::new(SKILL_MD).file(path, "x");
             assert_eq!(
                 refused(Server::builder("s", "1").skill(skill)),
-                format!("skill file `{shown}`: a file path must be relative and `/`-separated, without `..`, `.`, empty segments or a leading `/`, in letters, digits and `-_.~+@`")
+                format!(
+                    "skill file `{shown}`: a file path must be relative and `/`-separated, without `..`, `.`, empty segments or a leading `/`, in letters, digits and `-_.~+@`"
+                )
             );
         }
         let cases = [
-            ("# Notes\n", "skill file `<skill declared in code>/SKILL.md`: SKILL.md must begin with YAML frontmatter: a `---` line, the fields, and a closing `---` line"),
-            ("---\nname: notes\n---\n", "skill file `notes/SKILL.md`: frontmatter field `description` is missing (required)"),
-            ("---\ndescription: d\n---\n", "skill file `<skill declared in code>/SKILL.md`: frontmatter field `name` is missing (required)"),
-            ("---\nname: Notes--x\ndescription: d\n---\n", "skill file `Notes--x/SKILL.md`: frontmatter field `name`: `Notes--x` breaks the naming rules (1-64 lowercase letters, digits and hyphens, no leading, trailing or double hyphen)"),
-            ("---\nname: notes\ndescription: [a]\n---\n", "skill file `<skill declared in code>/SKILL.md`: frontmatter line 3: flow collections (`[..]`, `{..}`) are not supported; write one item per line"),
+            (
+                "# Notes\n",
+                "skill file `<skill declared in code>/SKILL.md`: SKILL.md must begin with YAML frontmatter: a `---` line, the fields, and a closing `---` line",
+            ),
+            (
+                "---\nname: notes\n---\n",
+                "skill file `notes/SKILL.md`: frontmatter field `description` is missing (required)",
+            ),
+            (
+                "---\ndescription: d\n---\n",
+                "skill file `<skill declared in code>/SKILL.md`: frontmatter field `name` is missing (required)",
+            ),
+            (
+                "---\nname: Notes--x\ndescription: d\n---\n",
+                "skill file `Notes--x/SKILL.md`: frontmatter field `name`: `Notes--x` breaks the naming rules (1-64 lowercase letters, digits and hyphens, no leading, trailing or double hyphen)",
+            ),
+            (
+                "---\nname: notes\ndescription: [a]\n---\n",
+                "skill file `<skill declared in code>/SKILL.md`: frontmatter line 3: flow collections (`[..]`, `{..}`) are not supported; write one item per line",
+            ),
         ];
         for (skill_md, message) in cases {
             assert_eq!(refused(Server::builder("s", "1").skill(Skill::new(skill_md))), message);
         }
         let twice = Server::builder("s", "1").skill(Skill::new(SKILL_MD)).skill(Skill::new(SKILL_MD));
-        assert_eq!(refused(twice), "skill file `notes/SKILL.md`: another skill is named `notes`; skill names must be unique");
+        assert_eq!(
+            refused(twice),
+            "skill file `notes/SKILL.md`: another skill is named `notes`; skill names must be unique"
+        );
     }
+
+    /// How a case fills its skills directory.
+    type Setup<'a> = &'a dyn Fn(&Dir);
 
     /// A temporary skills directory, removed when dropped.
     struct Dir(std::path::PathBuf);
@@ -604,39 +666,75 @@ mod tests {
         let mut c = TestClient::new(&server, Era::Legacy);
         assert_eq!(c.request("skills/list", json!({})).await.unwrap(), json!({"skills": [entry()]}));
         let style = c.read("skill://notes/references/STYLE.md").await.unwrap();
-        assert_eq!(style["contents"], json!([{"uri": "skill://notes/references/STYLE.md", "mimeType": "text/markdown", "text": "x"}]));
+        assert_eq!(
+            style["contents"],
+            json!([{"uri": "skill://notes/references/STYLE.md", "mimeType": "text/markdown", "text": "x"}])
+        );
     }
 
     #[test]
     fn a_skills_directory_with_a_way_out_or_bad_frontmatter_is_refused_naming_the_file() {
         let outside = Dir::new("outside");
         outside.write("secret.md", "s");
-        let cases: [(&str, &dyn Fn(&Dir), &str, &str); 4] = [
-            ("no-description", &|d| d.write("notes/SKILL.md", "---\nname: notes\n---\n"), "notes/SKILL.md", "frontmatter field `description` is missing (required)"),
-            ("other-name", &|d| d.write("notes/SKILL.md", "---\nname: other\ndescription: d\n---\n"), "notes/SKILL.md", "frontmatter field `name` is `other`, but the folder is `notes`: they must be the same"),
-            ("no-skill-md", &|d| d.write("notes/README.md", "x"), "notes", "a folder of the skills directory without a SKILL.md; add one, or move the folder out"),
-            ("bad-name", &|d| { d.write("notes/SKILL.md", SKILL_MD); d.write("notes/my file.md", "x"); }, "notes/my file.md", "a name in letters, digits and `-_.~+@` only, so that its URI needs no escaping; rename it"),
+        let cases: [(&str, Setup<'_>, &str, &str); 4] = [
+            (
+                "no-description",
+                &|d| d.write("notes/SKILL.md", "---\nname: notes\n---\n"),
+                "notes/SKILL.md",
+                "frontmatter field `description` is missing (required)",
+            ),
+            (
+                "other-name",
+                &|d| d.write("notes/SKILL.md", "---\nname: other\ndescription: d\n---\n"),
+                "notes/SKILL.md",
+                "frontmatter field `name` is `other`, but the folder is `notes`: they must be the same",
+            ),
+            (
+                "no-skill-md",
+                &|d| d.write("notes/README.md", "x"),
+                "notes",
+                "a folder of the skills directory without a SKILL.md; add one, or move the folder out",
+            ),
+            (
+                "bad-name",
+                &|d| {
+                    d.write("notes/SKILL.md", SKILL_MD);
+                    d.write("notes/my file.md", "x");
+                },
+                "notes/my file.md",
+                "a name in letters, digits and `-_.~+@` only, so that its URI needs no escaping; rename it",
+            ),
         ];
         for (name, setup, file, reason) in cases {
             let dir = Dir::new(name);
             setup(&dir);
             let shown = dir.0.display();
-            assert_eq!(refused(Server::builder("s", "1").skills_dir(&dir.0)), format!("skill file `{shown}/{file}`: {reason}"), "{name}");
+            assert_eq!(
+                refused(Server::builder("s", "1").skills_dir(&dir.0)),
+                format!("skill file `{shown}/{file}`: {reason}"),
+                "{name}"
+            );
         }
         #[cfg(unix)]
-        for (name, link) in [("link-file", "notes/leak.md"), ("link-folder", "notes/references")] {
+        for (name, link, file) in [("link-file", "notes/leak.md", true), ("link-folder", "notes/references", false)] {
             let dir = Dir::new(name);
             dir.write("notes/SKILL.md", SKILL_MD);
-            let target = if link.ends_with(".md") { outside.0.join("secret.md") } else { outside.0.clone() };
+            let target = if file { outside.0.join("secret.md") } else { outside.0.clone() };
             std::os::unix::fs::symlink(target, dir.0.join(link)).unwrap();
             assert_eq!(
                 refused(Server::builder("s", "1").skills_dir(&dir.0)),
-                format!("skill file `{}/{link}`: a symlink that leads out of the skills directory (or nowhere); replace it with the file", dir.0.display()),
+                format!(
+                    "skill file `{}/{link}`: a symlink that leads out of the skills directory (or nowhere); replace it with the file",
+                    dir.0.display()
+                ),
                 "{name}"
             );
         }
         let missing = std::env::temp_dir().join("mcp-skills-missing-dir");
         let message = refused(Server::builder("s", "1").skills_dir(&missing));
-        assert!(message.starts_with(&format!("skill file `{}`: cannot open the skills directory: ", missing.display())), "{message}");
+        assert!(
+            message.starts_with(&format!("skill file `{}`: cannot open the skills directory: ", missing.display())),
+            "{message}"
+        );
     }
 }
