@@ -576,6 +576,47 @@ mod tests {
         assert_eq!(discover["capabilities"]["resources"], json!({"subscribe": true, "listChanged": true}));
     }
 
+    /// A hook that refuses every read of a skill's file.
+    struct NoSkillReads;
+
+    impl crate::Hook for NoSkillReads {
+        fn before(&self, request: &crate::hooks::HookRequest<'_>) -> Result<(), mcp_core::ToolError> {
+            if request.method() == "resources/read" && request.name().starts_with("skill://") {
+                return Err(mcp_core::ToolError::new(mcp_core::ErrorCode::Forbidden, "No skill reads today.")
+                    .reason("closed")
+                    .hint("Try again tomorrow."));
+            }
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn scopes_hide_a_skill_and_hooks_see_its_reads() {
+        let skill = Skill::new(SKILL_MD).file("references/STYLE.md", "x").scopes(&["docs:read"]);
+        let server = Server::builder("skills", "1").skill(skill).hook(NoSkillReads).build().unwrap();
+        for era in [Era::Legacy, Era::Modern] {
+            let eve = crate::Principal::new("eve");
+            let mut c = TestClient::new(&server, era).as_principal(eve);
+            assert_eq!(c.request("skills/list", json!({})).await.unwrap()["skills"], json!([]), "{era:?}");
+            let got = c.request("skills/get", json!({"uri": "skill://notes/SKILL.md"})).await.unwrap_err();
+            assert_eq!(got["code"], json!(-32602), "{era:?}: {got}");
+            let folder = c.request("resources/directory/read", json!({"uri": "skill://notes"})).await.unwrap_err();
+            assert_eq!(folder["code"], json!(-32602), "{era:?}: {folder}");
+            let read = c.read("skill://notes/SKILL.md").await.unwrap_err();
+            assert_eq!(read["code"], json!(-32005), "{era:?}: {read}");
+            assert_eq!(read["data"]["reason"], json!("insufficient_scope"), "{era:?}: {read}");
+
+            let ann = crate::Principal::new("ann").with_scopes(["docs:read"]);
+            let mut c = TestClient::new(&server, era).as_principal(ann);
+            let listed = c.request("skills/list", json!({})).await.unwrap();
+            assert_eq!(listed["skills"], json!([entry()]), "{era:?}");
+            let read = c.read("skill://notes/references/STYLE.md").await.unwrap_err();
+            assert_eq!(read["message"], json!("No skill reads today."), "{era:?}: {read}");
+            assert_eq!(read["data"]["reason"], json!("closed"), "{era:?}: {read}");
+            assert_eq!(read["data"]["recovery"]["hint"], json!("Try again tomorrow."), "{era:?}: {read}");
+        }
+    }
+
     fn refused(builder: crate::ServerBuilder) -> String {
         match builder.build() {
             Ok(_) => panic!("built"),
