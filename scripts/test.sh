@@ -54,6 +54,17 @@ case "$INSPECTOR_NODE_VERSION" in
   *) echo "tests/interop/inspector/node_modules/.bin/node is $INSPECTOR_NODE_VERSION, not v22" >&2; exit 1 ;;
 esac
 
+step "tools: openssl (Debian package), for the certificates of the OTLP-over-TLS tests"
+if ! command -v openssl >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y -qq openssl >/dev/null || { apt-get update -qq && apt-get install -y -qq openssl >/dev/null; }
+  else
+    echo "openssl is missing and cannot be installed here (needs root and apt-get): apt-get install openssl" >&2
+    exit 1
+  fi
+fi
+openssl version
+
 step "tools: redis-server (Debian package), for the shared state store's tests"
 if ! command -v redis-server >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -101,7 +112,7 @@ step "packages: the minimum Rust version, cargo publish --dry-run of the three l
 bash scripts/package-check.sh
 
 step "feature matrix: mcp-runtime with each feature set a user picks (clippy on every target, then its unit tests)"
-for features in "" http jwt redis anyhow otel http,otel http,redis jwt,redis,anyhow; do
+for features in "" http jwt redis anyhow otel otel-tls http,otel http,redis jwt,redis,anyhow redis-tls redis-cluster jwt,redis-tls,redis-cluster; do
   echo "-- features: ${features:-(none: the default)}"
   cargo clippy -q -p mcp-runtime --all-targets --no-default-features --features "$features" -- -D warnings
   cargo test -q -p mcp-runtime --lib --no-default-features --features "$features"
@@ -122,6 +133,12 @@ if [ -n "$FORBIDDEN" ]; then
   echo "the default features pull:" >&2; echo "$FORBIDDEN" >&2; exit 1
 fi
 grep -E '^syn v' <<<"$LEAN_TREE" | sort -u
+
+step "one TLS stack: OTLP over TLS (otel-tls) adds no crate to a build with jwt (the same rustls, tokio-rustls, webpki-roots)"
+tree_of() { cargo tree -p mcp-runtime -e normal --no-default-features --features "$1" --prefix none | sed 's/ (\*)$//' | sort -u; }
+if ! diff <(tree_of jwt,otel) <(tree_of jwt,otel-tls); then
+  echo "jwt,otel-tls builds crates that jwt,otel does not (above): a second TLS stack?" >&2; exit 1
+fi
 
 step "build the servers"
 cargo build --workspace --bins

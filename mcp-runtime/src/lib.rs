@@ -47,7 +47,7 @@
 //! The most used items: [`Server`] and [`ServerBuilder`], [`Ctx`], [`ToolError`], the
 //! [`prelude`]. Features: none by default (stdio); `http` (Streamable HTTP and bearer-token
 //! authorization), `jwt` (`JwtValidator`, implies `http`), `redis` (a shared
-//! state store), `anyhow`.
+//! state store; `redis-tls` for `rediss://`, `redis-cluster` for a Redis Cluster), `anyhow`.
 //!
 //! # Reading the runtime
 //!
@@ -74,21 +74,23 @@
 //!    files served as resources, `frontmatter`), and `page` (list cursors).
 //! 5. `options`, `tasks/`, `observe/`: the server's settings and limits; tasks kept in the
 //!    state store (`record`, `book`); what a request leaves behind (its `span`, `metrics`,
-//!    their OTLP `export`, feature `otel`).
+//!    their OTLP `export` and its bounded `queue`, feature `otel`).
 //! 6. `context/`: what a handler sees (`ctx`, `logging`, `text`), asking the caller (`ask`;
 //!    over a 2025 session the `shim` sends real requests), `consent`.
 //! 7. `schema/`, `hooks/`: schemas made once (`generate`) and checked per call (`validate`);
 //!    the author's code around every call (`Hook`, `policy`, `rate_limit`, `audit`).
 //! 8. `rpc/`: the wire: `jsonrpc`, `era` (one per-request client view every layer reads),
 //!    `channel` (where a request's messages go, and who sent it), `outbox`, `pending`,
-//!    `request_id`, `envelope` (recovery fill, log record, rendering), `catch`.
+//!    `request_id`, `envelope` (recovery fill, log record, rendering), `catch`, `lines`
+//!    (stderr logs and audit lines, written by a thread through a bounded queue).
 //! 9. `state/`, `auth/`: what outlives a call (`store`, `redis` with feature `redis`, `seal`,
 //!    the `bus` to every replica); who calls (`principal`, `bearer`, `jwt` with feature
 //!    `jwt`): `rpc::channel` takes the principal an authorization layer put in the HTTP
 //!    request, else the server's local one (`ServerBuilder::local_principal`).
 //!
-//! Features: `http`, `jwt`, `redis`, `otel`, `anyhow` (`From<anyhow::Error>`); none by
-//! default.
+//! Features: `http`, `jwt`, `redis`, `redis-tls`, `redis-cluster`, `otel` (`otel-tls` for
+//! `https://` collectors), `anyhow`
+//! (`From<anyhow::Error>`); none by default.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
@@ -141,6 +143,8 @@ pub use schemars;
 pub use server::{CacheScope, Error, FAILURES_META_KEY, Server, ServerBuilder, store_from_url};
 #[cfg(feature = "redis")]
 pub use state::redis::RedisStore;
+#[cfg(feature = "redis-tls")]
+pub use state::redis::RedisTls;
 pub use state::store::{MemoryStore, NO_TTL, State, StateStore, StoreError};
 pub use transport::args::ServeArgs;
 pub use transport::in_process::Connection;

@@ -19,6 +19,13 @@ pub(crate) struct Options {
     pub(crate) eof_grace: Duration,
     pub(crate) flush_grace: Duration,
     pub(crate) cancel_grace: Duration,
+    /// Characters a span records of a value a client chose.
+    pub(crate) span_value_chars: usize,
+    /// How long the last export of spans and metrics may take when the server stops serving.
+    pub(crate) otel_flush_grace: Duration,
+    /// Bytes the spans waiting for export may hold (the process's queue), when set.
+    #[cfg(feature = "otel")]
+    pub(crate) otel_queue_bytes: Option<usize>,
     /// How long the legacy shim waits for each answer (progress restarts it).
     pub(crate) ask_timeout: Duration,
     pub(crate) default_timeout: Option<Duration>,
@@ -73,6 +80,10 @@ impl Default for Options {
             eof_grace: Duration::from_secs(2),
             flush_grace: Duration::from_secs(2),
             cancel_grace: Duration::from_millis(250),
+            span_value_chars: 1024,
+            otel_flush_grace: Duration::from_secs(2),
+            #[cfg(feature = "otel")]
+            otel_queue_bytes: None,
             ask_timeout: Duration::from_secs(600),
             default_timeout: None,
             strict_resolution: false,

@@ -102,7 +102,10 @@ struct Received {
 /// The receiver; it stops when dropped.
 pub struct Receiver {
     port: u16,
+    tls: bool,
     received: Arc<Mutex<Received>>,
+    /// TLS handshakes that failed (a client that did not trust the certificate).
+    refused: Arc<std::sync::atomic::AtomicUsize>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -110,10 +113,34 @@ pub struct Receiver {
 impl Receiver {
     /// Starts listening on a free loopback port.
     pub fn start() -> Receiver {
+        Receiver::start_with(None)
+    }
+
+    /// Starts listening over TLS on a free loopback port, with the certificate chain and the
+    /// private key of these PEM files.
+    pub fn start_tls(chain: &std::path::Path, key: &std::path::Path) -> Receiver {
+        use rustls::pki_types::pem::PemObject as _;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let chain: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_file_iter(chain).expect("chain").collect::<Result<_, _>>().expect("certificates");
+        let key = PrivateKeyDer::from_pem_file(key).expect("key");
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions")
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .expect("the certificate and its key");
+        Receiver::start_with(Some(tokio_rustls::TlsAcceptor::from(Arc::new(config))))
+    }
+
+    fn start_with(tls: Option<tokio_rustls::TlsAcceptor>) -> Receiver {
         let received: Arc<Mutex<Received>> = Arc::default();
+        let refused = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (ready, port) = std::sync::mpsc::channel();
         let state = Arc::clone(&received);
+        let failed = Arc::clone(&refused);
+        let over_tls = tls.is_some();
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
             runtime.block_on(async move {
@@ -123,20 +150,32 @@ impl Receiver {
                     let state = Arc::clone(&state);
                     async move { take(&state, request).await }
                 });
-                let _ = axum::serve(listener, app)
-                    .with_graceful_shutdown(async {
-                        let _ = stopped.await;
-                    })
-                    .await;
+                let stopped = async {
+                    let _ = stopped.await;
+                };
+                let _ = match tls {
+                    None => axum::serve(listener, app).with_graceful_shutdown(stopped).await,
+                    Some(acceptor) => {
+                        axum::serve(TlsListener { listener, acceptor, failed }, app)
+                            .with_graceful_shutdown(stopped)
+                            .await
+                    }
+                };
             });
         });
         let port = port.recv_timeout(Duration::from_secs(10)).expect("the receiver listens");
-        Receiver { port, received, stop: Some(stop), thread: Some(thread) }
+        Receiver { port, tls: over_tls, received, refused, stop: Some(stop), thread: Some(thread) }
     }
 
-    /// `http://127.0.0.1:<port>`: the value of `OTEL_EXPORTER_OTLP_ENDPOINT`.
+    /// `http://127.0.0.1:<port>` (`https://localhost:<port>` over TLS, the name its
+    /// certificate is for): the value of `OTEL_EXPORTER_OTLP_ENDPOINT`.
     pub fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        if self.tls { format!("https://localhost:{}", self.port) } else { format!("http://127.0.0.1:{}", self.port) }
+    }
+
+    /// TLS handshakes that failed so far.
+    pub fn refused_handshakes(&self) -> usize {
+        self.refused.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The spans received so far.
@@ -185,6 +224,34 @@ impl Drop for Receiver {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+    }
+}
+
+/// Connections accepted over TLS; those whose handshake fails are counted and dropped.
+struct TlsListener {
+    listener: tokio::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+    failed: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl axum::serve::Listener for TlsListener {
+    type Io = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let Ok((stream, addr)) = self.listener.accept().await else { continue };
+            match self.acceptor.accept(stream).await {
+                Ok(stream) => return (stream, addr),
+                Err(_) => {
+                    self.failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.listener.local_addr()
     }
 }
 
@@ -306,4 +373,71 @@ fn points(request: ExportMetricsServiceRequest) -> (Vec<HistogramPoint>, Vec<Sum
         }
     }
     (histograms, sums)
+}
+
+/// A collector that stalls: it accepts connections and reads every body sent, and never
+/// answers. What an exporter meets when its collector hangs. Stops when dropped (the
+/// connections it holds close then).
+pub struct Stalled {
+    port: u16,
+    received: Arc<std::sync::atomic::AtomicU64>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Stalled {
+    /// Starts listening on a free loopback port.
+    pub fn start() -> Stalled {
+        use std::io::Read as _;
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let received = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (count, stopping) = (Arc::clone(&received), Arc::clone(&stop));
+        let thread = std::thread::spawn(move || {
+            let mut open = Vec::new();
+            for conn in listener.incoming() {
+                if stopping.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Ok(mut conn) = conn else { continue };
+                let Ok(kept) = conn.try_clone() else { continue };
+                // Kept open (never answered) until the collector stops.
+                open.push(kept);
+                let count = Arc::clone(&count);
+                std::thread::spawn(move || {
+                    let mut buf = vec![0u8; 64 * 1024];
+                    while let Ok(n @ 1..) = conn.read(&mut buf) {
+                        count.fetch_add(n as u64, Ordering::Relaxed);
+                    }
+                });
+            }
+            for conn in open {
+                let _ = conn.shutdown(std::net::Shutdown::Both);
+            }
+        });
+        Stalled { port, received, stop, thread: Some(thread) }
+    }
+
+    /// `http://127.0.0.1:<port>`: the value of `OTEL_EXPORTER_OTLP_ENDPOINT`.
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Bytes of requests read so far (headers and bodies).
+    pub fn received(&self) -> u64 {
+        self.received.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Drop for Stalled {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        // Wakes the accept loop so that it sees the stop.
+        let _ = std::net::TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }

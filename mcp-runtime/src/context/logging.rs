@@ -17,6 +17,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::rpc::channel::Channel;
 use crate::rpc::era::{Client, LogLevel};
+use crate::rpc::lines::Lines;
 use crate::rpc::request_id::RequestId;
 
 /// Installs the default `tracing` subscriber: records to stderr (at `info` and above unless
@@ -110,50 +111,18 @@ where
     }
 }
 
-/// Records waiting for the stderr thread, at most.
-const STDERR_QUEUE: usize = 4096;
+/// The stderr thread's queue (`rpc::lines`).
+static STDERR: std::sync::OnceLock<Lines> = std::sync::OnceLock::new();
 
-/// The stderr thread's queue.
-struct StderrQueue {
-    tx: std::sync::mpsc::SyncSender<Vec<u8>>,
-    /// Records sent and not yet written.
-    waiting: std::sync::atomic::AtomicUsize,
-    dropped: std::sync::atomic::AtomicU64,
-}
-
-static STDERR: std::sync::OnceLock<Option<StderrQueue>> = std::sync::OnceLock::new();
-
-fn stderr_queue() -> Option<&'static StderrQueue> {
-    STDERR
-        .get_or_init(|| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(STDERR_QUEUE);
-            let spawned = std::thread::Builder::new().name("mcp-stderr".into()).spawn(move || {
-                use std::io::Write as _;
-                use std::sync::atomic::Ordering;
-                let mut err = std::io::stderr();
-                for record in rx {
-                    let _ = err.write_all(&record);
-                    if let Some(queue) = STDERR.get().and_then(Option::as_ref) {
-                        let dropped = queue.dropped.swap(0, Ordering::Relaxed);
-                        if dropped > 0 {
-                            let _ =
-                                writeln!(err, "[mcp-runtime] {dropped} log records dropped: stderr was not being read");
-                        }
-                        queue.waiting.fetch_sub(1, Ordering::Release);
-                    }
-                }
-            });
-            spawned.ok().map(|_| StderrQueue {
-                tx,
-                waiting: std::sync::atomic::AtomicUsize::new(0),
-                dropped: std::sync::atomic::AtomicU64::new(0),
-            })
+fn stderr_lines() -> &'static Lines {
+    STDERR.get_or_init(|| {
+        Lines::new("mcp-stderr", Box::new(std::io::stderr()), |dropped| {
+            format!("[mcp-runtime] {dropped} log records dropped: stderr was not being read\n").into_bytes()
         })
-        .as_ref()
+    })
 }
 
-/// One formatted record, sent to the stderr thread when dropped (or written directly when
-/// that thread could not start).
+/// One formatted record, sent to the stderr thread when dropped.
 struct Record(Vec<u8>);
 
 impl std::io::Write for Record {
@@ -169,26 +138,7 @@ impl std::io::Write for Record {
 
 impl Drop for Record {
     fn drop(&mut self) {
-        use std::sync::atomic::Ordering;
-        let record = std::mem::take(&mut self.0);
-        let Some(queue) = stderr_queue() else {
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), &record);
-            return;
-        };
-        queue.waiting.fetch_add(1, Ordering::AcqRel);
-        if queue.tx.try_send(record).is_err() {
-            queue.waiting.fetch_sub(1, Ordering::AcqRel);
-            queue.dropped.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-}
-
-/// Waits up to `limit` for the stderr thread to write what is queued.
-pub(crate) fn flush_stderr(limit: std::time::Duration) {
-    let Some(queue) = STDERR.get().and_then(Option::as_ref) else { return };
-    let end = std::time::Instant::now() + limit;
-    while queue.waiting.load(std::sync::atomic::Ordering::Acquire) > 0 && std::time::Instant::now() < end {
-        std::thread::sleep(std::time::Duration::from_millis(2));
+        stderr_lines().send(std::mem::take(&mut self.0));
     }
 }
 

@@ -3,7 +3,6 @@
 
 use std::fmt;
 use std::io::Write;
-use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
@@ -13,6 +12,7 @@ use crate::auth::principal::Principal;
 use crate::hooks::{CallerKey, Hook, HookRequest, Outcome, OutcomeKind};
 use crate::rpc::channel::Transport;
 use crate::rpc::era::Era;
+use crate::rpc::lines::Lines;
 
 type Sink = dyn Fn(&AuditRecord<'_>) + Send + Sync;
 
@@ -59,14 +59,21 @@ impl Audit {
     }
 
     /// Writes every record as one line of JSON to `writer` (`std::io::stderr()`, a file).
-    /// A failed write is dropped.
+    ///
+    /// A thread of its own writes them, through a bounded queue (4096 records), as the
+    /// server's logs are: a writer that blocks (a stderr pipe nobody reads, a stalled disk)
+    /// never holds up a call. While the queue is full, records are dropped and counted; once
+    /// the writer takes records again, a line `{"atMs":…,"droppedRecords":N}` says how many
+    /// were lost. A failed write is dropped. What is queued is written when the server stops
+    /// serving (within 500 ms).
     pub fn json_lines(writer: impl Write + Send + 'static) -> Self {
-        let writer = Mutex::new(writer);
+        let lines = Lines::new("mcp-audit", Box::new(writer), |dropped| {
+            format!("{{\"atMs\":{},\"droppedRecords\":{dropped}}}\n", now_ms()).into_bytes()
+        });
         Audit::new(move |record| {
             let mut line = serde_json::to_vec(record).unwrap_or_default();
             line.push(b'\n');
-            let mut writer = writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let _ = writer.write_all(&line).and_then(|()| writer.flush());
+            lines.send(line);
         })
     }
 
@@ -82,9 +89,7 @@ impl Hook for Audit {
     fn after(&self, request: &HookRequest<'_>, outcome: &Outcome<'_>) {
         let principal = request.principal();
         let record = AuditRecord {
-            at_ms: SystemTime::now()
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            at_ms: now_ms(),
             who: request.caller(),
             subject: principal.and_then(Principal::subject),
             client_id: principal.and_then(Principal::client_id),
@@ -125,7 +130,8 @@ impl Hook for Audit {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct AuditRecord<'a> {
-    /// When the call was answered, in milliseconds since the Unix epoch.
+    /// When the call was answered (a call that went on as a task: when the task ended), in
+    /// milliseconds since the Unix epoch.
     pub at_ms: u64,
     /// Who called, as per-caller limits count ([`HookRequest::caller`]).
     #[serde(serialize_with = "display")]
@@ -158,12 +164,19 @@ pub struct AuditRecord<'a> {
     /// The envelope's request id (what the caller can quote).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_id: Option<&'a str>,
-    /// From the request to the answer.
+    /// From the request to the answer (a call that went on as a task: to the task's end).
     #[serde(rename = "durationMs", serialize_with = "millis")]
     pub duration: Duration,
     /// The arguments, when [`Audit::with_arguments`] asked for them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arguments: Option<&'a Value>,
+}
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn display<S: serde::Serializer>(value: &CallerKey, serializer: S) -> Result<S::Ok, S::Error> {

@@ -7,7 +7,8 @@
 //! execution error for a tool, a JSON-RPC error carrying the envelope's data for a resource
 //! or a prompt). [`Hook::after`] runs once the call is answered, in the reverse order, for
 //! every call, also one that a hook, the resolution or the transport refused: it sees the
-//! outcome and how long the call took.
+//! outcome and how long the call took. A call that goes on as a task is seen once, when the
+//! task ends, with the task's outcome.
 //!
 //! A hook is a small synchronous trait rather than a `tower` layer: a layer over a call
 //! service would box a future per layer and call, and own the request, on the path of every
@@ -92,7 +93,10 @@ pub trait Hook: Send + Sync + 'static {
     }
 
     /// Runs once the call is answered (or cancelled), in the reverse order, for every call:
-    /// also one refused before it reached the handler.
+    /// also one refused before it reached the handler. A call that goes on as a task (its
+    /// answer is a `CreateTaskResult`) is seen once the task ends, with the task's outcome:
+    /// its result (an envelope too), its failure, or `Cancelled`, and the time from the
+    /// request to that end.
     fn after(&self, request: &HookRequest<'_>, outcome: &Outcome<'_>) {
         let _ = (request, outcome);
     }
@@ -250,6 +254,9 @@ pub(crate) enum Answer<'a> {
     Error(&'a RpcError),
     /// `input_required` (2026-07-28): the call asks the caller and ends here.
     InputRequired,
+    /// (2026-07-28) a `CreateTaskResult`: the call goes on as a task, whose end the hooks'
+    /// `after` sees instead (`protocol::tasked`).
+    Task,
     /// Cancelled by the client: nothing was sent.
     Cancelled,
 }
@@ -280,7 +287,7 @@ impl<'a> Outcome<'a> {
     pub fn kind(&self) -> OutcomeKind {
         match self.answer {
             Answer::Tool(result) if result.is_error == Some(true) => OutcomeKind::ToolError,
-            Answer::Result | Answer::Tool(_) => OutcomeKind::Success,
+            Answer::Result | Answer::Task | Answer::Tool(_) => OutcomeKind::Success,
             Answer::Error(_) => OutcomeKind::RpcError,
             Answer::InputRequired => OutcomeKind::InputRequired,
             Answer::Cancelled => OutcomeKind::Cancelled,
@@ -292,7 +299,7 @@ impl<'a> Outcome<'a> {
         matches!(self.kind(), OutcomeKind::Success | OutcomeKind::InputRequired)
     }
 
-    /// From the request to the answer.
+    /// From the request to the answer (a call that went on as a task: to the task's end).
     pub fn duration(&self) -> Duration {
         self.duration
     }

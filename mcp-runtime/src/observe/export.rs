@@ -15,9 +15,12 @@
 //! loses nothing.
 //!
 //! The exporter's HTTP client is hyper's HTTP/1 client (the stack the `http` feature serves
-//! with) on a small runtime of its own, driven from the SDK's threads: no TLS, no second
-//! HTTP stack, nothing of the server's own runtime. An `https://` endpoint is refused at
-//! start with what to do instead (a collector next to the server).
+//! with) on a small runtime of its own, driven from the SDK's threads: no second HTTP stack,
+//! nothing of the server's own runtime. With feature `otel-tls`, an `https://` endpoint is
+//! reached over rustls (the TLS stack `jwt` builds already), trusting webpki-roots or the
+//! CA certificates of `OTEL_EXPORTER_OTLP_CERTIFICATE` (or `…_TRACES_CERTIFICATE`,
+//! `…_METRICS_CERTIFICATE`); without it, an `https://` endpoint is refused at start with a
+//! line that names the feature.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -31,7 +34,7 @@ use opentelemetry_http::{HttpClient, HttpError, Request, Response};
 use opentelemetry_otlp::{Protocol, WithExportConfig as _, WithHttpConfig as _};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::trace::{BatchConfigBuilder, BatchSpanProcessor, SdkTracerProvider};
 use tracing_subscriber::Layer;
 use tracing_subscriber::registry::LookupSpan;
 
@@ -39,6 +42,8 @@ use tracing_subscriber::registry::LookupSpan;
 pub(crate) struct Telemetry {
     pub(crate) tracer: SdkTracerProvider,
     pub(crate) meter: SdkMeterProvider,
+    /// The spans waiting for export, when spans are exported.
+    queue: Option<std::sync::Arc<super::queue::Queue>>,
 }
 
 static TELEMETRY: OnceLock<Option<Telemetry>> = OnceLock::new();
@@ -98,6 +103,10 @@ pub(crate) fn flush() {
     if let Err(e) = telemetry.meter.force_flush() {
         tracing::warn!(target: "mcp_runtime::otel", error = %e, "flushing metrics failed; the last readings may be lost");
     }
+    let dropped = telemetry.queue.as_ref().map_or(0, |q| q.dropped());
+    if dropped > 0 {
+        tracing::warn!(target: "mcp_runtime::otel", dropped, "spans dropped in all because the export queue was full (ServerBuilder::otel_queue_bytes, OTEL_BSP_MAX_QUEUE_SIZE)");
+    }
 }
 
 /// The pipeline the environment (`var`) describes.
@@ -119,11 +128,7 @@ fn from_env(var: &dyn Fn(&str) -> Option<String>, service: &str, version: &str) 
         return Ok(None);
     }
     for endpoint in traces.iter().chain(&metrics) {
-        if !endpoint.trim_start().starts_with("http://") {
-            return Err(format!(
-                "endpoint {endpoint:?}: this server exports over plain http:// only (no TLS in this build); send to an OpenTelemetry Collector next to it (http://localhost:4318) and let the collector use TLS"
-            ));
-        }
+        served(endpoint)?;
     }
     let timeout = match var("OTEL_EXPORTER_OTLP_TIMEOUT") {
         None => Duration::from_secs(10),
@@ -145,32 +150,124 @@ fn from_env(var: &dyn Fn(&str) -> Option<String>, service: &str, version: &str) 
     };
 
     let mut spans = SdkTracerProvider::builder().with_resource(resource.clone());
+    let mut queue = None;
     if traces.is_some() {
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
-            .with_http_client(Client::new(timeout)?)
+            .with_http_client(Client::new(timeout, tls(&var, "TRACES", traces.as_deref())?)?)
             .with_protocol(protocol(&var, "TRACES")?)
             .with_timeout(timeout)
             .build()
             .map_err(|e| format!("the span exporter cannot be built: {e}"))?;
-        spans = spans.with_batch_exporter(exporter);
+        // The batch processor's queue, bounded in bytes too (see `queue`): its count bound is
+        // ours, so that every drop is counted in one place.
+        let max_spans = match var("OTEL_BSP_MAX_QUEUE_SIZE") {
+            None => 2048,
+            Some(n) => {
+                n.trim().parse().map_err(|_| format!("OTEL_BSP_MAX_QUEUE_SIZE={n:?}: write a number of spans"))?
+            }
+        };
+        let config = BatchConfigBuilder::default().with_max_queue_size(max_spans).build();
+        let bounded = super::queue::Queue::new(max_spans);
+        let exporter = super::queue::Released { inner: exporter, queue: std::sync::Arc::clone(&bounded) };
+        let batch = BatchSpanProcessor::builder(exporter).with_batch_config(config).build();
+        spans =
+            spans.with_span_processor(super::queue::Bounded { inner: batch, queue: std::sync::Arc::clone(&bounded) });
+        queue = Some(bounded);
     }
     let mut meter = SdkMeterProvider::builder().with_resource(resource);
     if metrics.is_some() {
         let exporter = opentelemetry_otlp::MetricExporter::builder()
             .with_http()
-            .with_http_client(Client::new(timeout)?)
+            .with_http_client(Client::new(timeout, tls(&var, "METRICS", metrics.as_deref())?)?)
             .with_protocol(protocol(&var, "METRICS")?)
             .with_timeout(timeout)
             .build()
             .map_err(|e| format!("the metric exporter cannot be built: {e}"))?;
         meter = meter.with_reader(PeriodicReader::builder(exporter).build());
     }
-    let telemetry = Telemetry { tracer: spans.build(), meter: meter.build() };
+    let telemetry = Telemetry { tracer: spans.build(), meter: meter.build(), queue };
     // The author's own instruments and spans made through the global API go the same way.
     opentelemetry::global::set_tracer_provider(telemetry.tracer.clone());
     opentelemetry::global::set_meter_provider(telemetry.meter.clone());
     Ok(Some(telemetry))
+}
+
+/// Whether an endpoint can be served: `http://`, and `https://` with feature `otel-tls`.
+fn served(endpoint: &str) -> Result<(), String> {
+    let endpoint = endpoint.trim();
+    if endpoint.starts_with("http://") || (cfg!(feature = "otel-tls") && endpoint.starts_with("https://")) {
+        return Ok(());
+    }
+    if endpoint.starts_with("https://") {
+        return Err(format!(
+            "endpoint {endpoint:?}: https:// needs the `otel-tls` feature of mcp-runtime (OTLP over TLS), which this build does not have; enable it, or send to an OpenTelemetry Collector next to the server (http://localhost:4318) and let the collector use TLS"
+        ));
+    }
+    let schemes = if cfg!(feature = "otel-tls") { "an http:// or https://" } else { "an http://" };
+    Err(format!("endpoint {endpoint:?}: write {schemes} URL (the collector's OTLP/HTTP port, 4318)"))
+}
+
+/// What an `https://` endpoint is reached with (feature `otel-tls`): `None` without the
+/// feature, and for an `http://` endpoint.
+#[cfg(feature = "otel-tls")]
+type Tls = Option<std::sync::Arc<rustls::ClientConfig>>;
+#[cfg(not(feature = "otel-tls"))]
+type Tls = Option<std::convert::Infallible>;
+
+/// The TLS settings of a signal sent to `endpoint`: for `https://`, the roots it trusts
+/// (webpki-roots, or the PEM file `OTEL_EXPORTER_OTLP_{signal}_CERTIFICATE` or
+/// `OTEL_EXPORTER_OTLP_CERTIFICATE` names, and only its certificates then).
+#[cfg(feature = "otel-tls")]
+fn tls(var: &dyn Fn(&str) -> Option<String>, signal: &str, endpoint: Option<&str>) -> Result<Tls, String> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject as _;
+    if !endpoint.is_some_and(|e| e.trim().starts_with("https://")) {
+        return Ok(None);
+    }
+    for client in ["CLIENT_CERTIFICATE", "CLIENT_KEY"] {
+        for name in [format!("OTEL_EXPORTER_OTLP_{signal}_{client}"), format!("OTEL_EXPORTER_OTLP_{client}")] {
+            if var(&name).is_some() {
+                return Err(format!(
+                    "{name}: client certificates (mutual TLS) are not supported by this exporter; unset it, or send to an OpenTelemetry Collector next to the server and let the collector authenticate"
+                ));
+            }
+        }
+    }
+    let own = format!("OTEL_EXPORTER_OTLP_{signal}_CERTIFICATE");
+    let given = match var(&own) {
+        Some(path) => Some((own, path)),
+        None => var("OTEL_EXPORTER_OTLP_CERTIFICATE").map(|path| ("OTEL_EXPORTER_OTLP_CERTIFICATE".to_owned(), path)),
+    };
+    let mut roots = rustls::RootCertStore::empty();
+    match given {
+        None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
+        Some((name, path)) => {
+            let unreadable = |e: &dyn std::fmt::Display| {
+                format!("{name}={path:?}: {e}; name a PEM file of the CA certificates that signed the collector's")
+            };
+            for cert in CertificateDer::pem_file_iter(path.trim()).map_err(|e| unreadable(&e))? {
+                let cert = cert.map_err(|e| unreadable(&e))?;
+                roots.add(cert).map_err(|e| format!("{name}={path:?}: a certificate cannot be trusted: {e}"))?;
+            }
+            if roots.is_empty() {
+                return Err(unreadable(&"no certificate in the file"));
+            }
+        }
+    }
+    let config =
+        rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("TLS cannot be set up: {e}"))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    Ok(Some(std::sync::Arc::new(config)))
+}
+
+#[cfg(not(feature = "otel-tls"))]
+#[allow(clippy::unnecessary_wraps)] // the signature of the feature's
+fn tls(_: &dyn Fn(&str) -> Option<String>, _: &str, _: Option<&str>) -> Result<Tls, String> {
+    Ok(None)
 }
 
 /// A signal's protocol: its own variable, else `OTEL_EXPORTER_OTLP_PROTOCOL`, else protobuf.
@@ -202,22 +299,34 @@ const MAX_ANSWER: usize = 4 * 1024 * 1024;
 struct Client {
     runtime: tokio::runtime::Runtime,
     timeout: Duration,
+    tls: Tls,
 }
 
 impl Client {
-    fn new(timeout: Duration) -> Result<Client, String> {
+    fn new(timeout: Duration, tls: Tls) -> Result<Client, String> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .enable_time()
             .build()
             .map_err(|e| format!("the exporter's runtime cannot start: {e}"))?;
-        Ok(Client { runtime, timeout })
+        Ok(Client { runtime, timeout, tls })
     }
 
+    /// Sends the request; a failure is logged with its cause (the SDK's own line says only
+    /// "network error"), and the SDK retries.
     fn send(&self, request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
+        let endpoint = request.uri().clone();
+        let answer = self.exchange(request);
+        if let Err(e) = &answer {
+            tracing::warn!(target: "mcp_runtime::otel", %endpoint, error = %e, "an OTLP export failed");
+        }
+        answer
+    }
+
+    fn exchange(&self, request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
         let timeout = self.timeout;
         let exchange = async move {
-            match tokio::time::timeout(timeout, post(request)).await {
+            match tokio::time::timeout(timeout, post(request, &self.tls)).await {
                 Ok(answer) => answer,
                 Err(_) => Err(format!("the collector did not answer within {} ms", timeout.as_millis()).into()),
             }
@@ -247,23 +356,41 @@ impl HttpClient for Client {
     }
 }
 
-/// One POST over a new HTTP/1 connection.
-async fn post(request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
+/// One POST over a new HTTP/1 connection, over TLS to an `https://` endpoint.
+async fn post(request: Request<Bytes>, tls: &Tls) -> Result<Response<Bytes>, HttpError> {
     let (mut parts, body) = request.into_parts();
-    if parts.uri.scheme_str() != Some("http") {
-        return Err(format!("{}: only http:// endpoints are served", parts.uri).into());
-    }
+    let https = match parts.uri.scheme_str() {
+        Some("http") => false,
+        Some("https") if tls.is_some() => true,
+        _ => return Err(format!("{}: only http:// endpoints are served", parts.uri).into()),
+    };
     let authority = parts.uri.authority().ok_or_else(|| format!("{}: no host", parts.uri))?.clone();
     let host = authority.host().trim_start_matches('[').trim_end_matches(']');
-    let stream = tokio::net::TcpStream::connect((host, authority.port_u16().unwrap_or(80))).await?;
+    let port = authority.port_u16().unwrap_or(if https { 443 } else { 80 });
+    let stream = tokio::net::TcpStream::connect((host, port)).await?;
     stream.set_nodelay(true)?;
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
+    parts.uri = parts.uri.path_and_query().map_or("/", http::uri::PathAndQuery::as_str).parse()?;
+    parts.headers.insert(http::header::HOST, http::HeaderValue::from_str(authority.as_str())?);
+    let request = http::Request::from_parts(parts, http_body_util::Full::new(body));
+    #[cfg(feature = "otel-tls")]
+    if let Some(config) = tls {
+        let name = rustls::pki_types::ServerName::try_from(host.to_owned())?;
+        let stream = tokio_rustls::TlsConnector::from(std::sync::Arc::clone(config)).connect(name, stream).await?;
+        return exchange(hyper_util::rt::TokioIo::new(stream), request).await;
+    }
+    exchange(hyper_util::rt::TokioIo::new(stream), request).await
+}
+
+/// The request on a connection, and its answer.
+async fn exchange<T>(io: T, request: http::Request<http_body_util::Full<Bytes>>) -> Result<Response<Bytes>, HttpError>
+where
+    T: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(io).await?;
     tokio::spawn(async move {
         let _ = connection.await;
     });
-    parts.uri = parts.uri.path_and_query().map_or("/", http::uri::PathAndQuery::as_str).parse()?;
-    parts.headers.insert(http::header::HOST, http::HeaderValue::from_str(authority.as_str())?);
-    let answer = sender.send_request(http::Request::from_parts(parts, http_body_util::Full::new(body))).await?;
+    let answer = sender.send_request(request).await?;
     let (parts, body) = answer.into_parts();
     let body = http_body_util::Limited::new(body, MAX_ANSWER).collect().await?.to_bytes();
     Ok(Response::from_parts(parts, body))
@@ -273,7 +400,7 @@ async fn post(request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
 mod tests {
     use super::*;
 
-    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
         let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
         move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
     }
@@ -297,9 +424,22 @@ mod tests {
             env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1"), ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")]);
         let err = from_env(&grpc, "s", "1").err().expect("refused");
         assert!(err.contains("set http/protobuf"), "{err}");
-        let tls = env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector.example:4318")]);
-        let err = from_env(&tls, "s", "1").err().expect("refused");
-        assert!(err.contains("Collector next to it"), "{err}");
+        #[cfg(not(feature = "otel-tls"))]
+        {
+            let tls = env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector.example:4318")]);
+            let err = from_env(&tls, "s", "1").err().expect("refused");
+            assert_eq!(
+                err,
+                "endpoint \"https://collector.example:4318\": https:// needs the `otel-tls` feature of mcp-runtime (OTLP over TLS), which this build does not have; enable it, or send to an OpenTelemetry Collector next to the server (http://localhost:4318) and let the collector use TLS"
+            );
+        }
+        let ftp = env(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "ftp://collector.example")]);
+        let err = from_env(&ftp, "s", "1").err().expect("refused");
+        let schemes = if cfg!(feature = "otel-tls") { "an http:// or https://" } else { "an http://" };
+        assert_eq!(
+            err,
+            format!("endpoint \"ftp://collector.example\": write {schemes} URL (the collector's OTLP/HTTP port, 4318)")
+        );
         let bad = env(&[("OTEL_EXPORTER_OTLP_PROTOCOL", "http/xml")]);
         assert!(protocol(&bad, "TRACES").unwrap_err().contains("use http/protobuf or http/json"));
         let json = env(&[
@@ -308,5 +448,34 @@ mod tests {
         ]);
         assert_eq!(protocol(&json, "TRACES"), Ok(Protocol::HttpJson));
         assert_eq!(protocol(&json, "METRICS"), Ok(Protocol::HttpBinary));
+    }
+
+    #[cfg(feature = "otel-tls")]
+    #[test]
+    fn tls_trusts_the_given_ca_file_and_says_what_is_wrong_with_one() {
+        let https = Some("https://collector.example:4318");
+        assert!(tls(&env(&[]), "TRACES", https).expect("webpki roots").is_some());
+        // For http://, no TLS: the certificate is not even read.
+        let bogus = env(&[("OTEL_EXPORTER_OTLP_CERTIFICATE", "/nonexistent/ca.pem")]);
+        assert!(tls(&bogus, "TRACES", Some("http://127.0.0.1:4318")).expect("plain").is_none());
+        let err = tls(&bogus, "TRACES", https).expect_err("no such file");
+        assert!(err.starts_with("OTEL_EXPORTER_OTLP_CERTIFICATE=\"/nonexistent/ca.pem\": "), "{err}");
+        assert!(err.ends_with("; name a PEM file of the CA certificates that signed the collector's"), "{err}");
+        let empty = std::env::temp_dir().join(format!("mcp-otel-empty-{}.pem", std::process::id()));
+        std::fs::write(&empty, "not a certificate\n").expect("write");
+        let path = empty.to_str().expect("utf-8").to_owned();
+        let own = env(&[("OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE", &path), ("OTEL_EXPORTER_OTLP_CERTIFICATE", "/x")]);
+        assert_eq!(
+            tls(&own, "METRICS", https).expect_err("no certificate"),
+            format!(
+                "OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE={path:?}: no certificate in the file; name a PEM file of the CA certificates that signed the collector's"
+            )
+        );
+        let _ = std::fs::remove_file(&empty);
+        let mutual = env(&[("OTEL_EXPORTER_OTLP_CLIENT_KEY", "/k.pem")]);
+        assert_eq!(
+            tls(&mutual, "TRACES", https).expect_err("mutual TLS"),
+            "OTEL_EXPORTER_OTLP_CLIENT_KEY: client certificates (mutual TLS) are not supported by this exporter; unset it, or send to an OpenTelemetry Collector next to the server and let the collector authenticate"
+        );
     }
 }

@@ -15,6 +15,8 @@ mod context;
 pub(crate) mod export;
 #[cfg(feature = "otel")]
 pub(crate) mod metrics;
+#[cfg(feature = "otel")]
+pub(crate) mod queue;
 
 use std::borrow::Cow;
 #[cfg(feature = "otel")]
@@ -30,9 +32,11 @@ use crate::rpc::channel::{Channel, Transport};
 use crate::rpc::era::Client;
 
 /// What watches a server's requests: its hooks, and its metrics when it exports them.
-#[derive(Default)]
 pub(crate) struct Observer {
     pub(crate) hooks: Hooks,
+    /// Characters a span keeps of a value a client chose
+    /// ([`ServerBuilder::span_value_chars`](crate::ServerBuilder::span_value_chars)).
+    pub(crate) value_chars: usize,
     /// What hooks read of the state store (`HookRequest::state_store`).
     pub(crate) stores: std::sync::Arc<crate::state::store::Stores>,
     #[cfg(feature = "otel")]
@@ -123,8 +127,8 @@ impl Watch {
     }
 
     /// The request reads a resource.
-    pub(crate) fn reads(&mut self, uri: &str) {
-        span::resource(&self.span, uri);
+    pub(crate) fn reads(&mut self, observer: &Observer, uri: &str) {
+        span::resource(&self.span, uri, observer.value_chars);
         if self.started.is_some() {
             self.target = Some(uri.into());
         }
@@ -150,7 +154,7 @@ impl Watch {
         }
         let envelope = envelope(answer);
         let envelope = envelope.as_deref();
-        span::finish(&self.span, answer, envelope);
+        span::finish(&self.span, answer, envelope, observer.value_chars);
         let Some(started) = self.started else { return };
         let duration = started.elapsed();
         let target = self.target.take();
@@ -173,7 +177,9 @@ impl Watch {
         }
         #[cfg(not(feature = "otel"))]
         let _ = serves;
-        if let Some(client) = client.filter(|_| !observer.hooks.is_empty() && crate::hooks::wraps(self.method)) {
+        // A call that went on as a task: its hooks see the task's end (`protocol::tasked`).
+        let hooked = !observer.hooks.is_empty() && crate::hooks::wraps(self.method) && !matches!(answer, Answer::Task);
+        if let Some(client) = client.filter(|_| hooked) {
             let request = HookRequest::new(
                 self.method,
                 target.as_deref().unwrap_or(""),
@@ -202,11 +208,18 @@ fn envelope(answer: Answer<'_>) -> Option<Cow<'_, Value>> {
 }
 
 /// A task's handler ended with this answer: recorded on the task's span ([`span::task`]) as
-/// a request's answer is on its own.
-pub(crate) fn task_answered(span: &Span, answer: Answer<'_>) {
+/// a request's answer is on its own. The envelope, for the hooks once the task ends.
+pub(crate) fn task_answered(observer: &Observer, span: &Span, answer: Answer<'_>) -> Option<Value> {
+    let envelope = task_envelope(answer);
     if !span.is_disabled() {
-        span::finish(span, answer, envelope(answer).as_deref());
+        span::finish(span, answer, envelope.as_ref(), observer.value_chars);
     }
+    envelope
+}
+
+/// A task's answer's envelope (see [`envelope`]), kept until the task ends.
+pub(crate) fn task_envelope(answer: Answer<'_>) -> Option<Value> {
+    envelope(answer).map(Cow::into_owned)
 }
 
 #[cfg(feature = "otel")]

@@ -11,6 +11,14 @@
 //! the trace, are namespaced `mcp_runtime.*`: `mcp_runtime.error.reason` (the envelope's
 //! declared reason), `mcp_runtime.error.retryable` and `mcp_runtime.request.id` (the
 //! envelope's request id, which the caller sees).
+//!
+//! What a client chose (a resource's URI, an error's message that may quote it) is recorded
+//! cut to the server's [`span_value_chars`](crate::ServerBuilder::span_value_chars)
+//! (default 1,024 characters, a trailing `…` marking the cut): a span is kept until it is
+//! exported, and a client's megabyte-long URI must not be kept with it. Names (tools,
+//! prompts, methods, ids) are cut shorter still, as everywhere they are shown.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -174,16 +182,35 @@ pub(crate) fn target(span: &Span, method: &str, name: &str) {
 }
 
 /// Records the resource a `resources/read` reads (not in the span's name: the conventions
-/// make the URI an opt-in target, it can be long and of high cardinality).
-pub(crate) fn resource(span: &Span, uri: &str) {
+/// make the URI an opt-in target, it can be long and of high cardinality), cut to `chars`.
+pub(crate) fn resource(span: &Span, uri: &str, chars: usize) {
     if !span.is_disabled() {
-        span.record("mcp.resource.uri", uri);
+        span.record("mcp.resource.uri", capped(uri, chars).as_ref());
     }
 }
 
-/// Records how the request ended: a failure's `error.type`, status and our attributes.
-/// `envelope` is a tool execution error's `structuredContent.error`.
-pub(crate) fn finish(span: &Span, answer: Answer<'_>, envelope: Option<&Value>) {
+/// `value` cut to at most `chars` characters, at a character boundary, with `…` after a cut
+/// (so at most `chars + 1` characters in all); borrowed when it is short enough.
+pub(crate) fn capped(value: &str, chars: usize) -> Cow<'_, str> {
+    // At most one char per byte: a value no longer in bytes is no longer in chars.
+    if value.len() <= chars {
+        return Cow::Borrowed(value);
+    }
+    match value.char_indices().nth(chars) {
+        None => Cow::Borrowed(value),
+        Some((end, _)) => {
+            let mut cut = String::with_capacity(end + '…'.len_utf8());
+            cut.push_str(&value[..end]);
+            cut.push('…');
+            Cow::Owned(cut)
+        }
+    }
+}
+
+/// Records how the request ended: a failure's `error.type`, status and our attributes
+/// (what the answer carries cut to `chars`). `envelope` is a tool execution error's
+/// `structuredContent.error`.
+pub(crate) fn finish(span: &Span, answer: Answer<'_>, envelope: Option<&Value>, chars: usize) {
     if span.is_disabled() {
         return;
     }
@@ -203,17 +230,17 @@ pub(crate) fn finish(span: &Span, answer: Answer<'_>, envelope: Option<&Value>) 
     };
     span.record("otel.status_code", "ERROR");
     if let Some(message) = message {
-        span.record("otel.status_description", message);
+        span.record("otel.status_description", capped(message, chars).as_ref());
     }
     let Some(data) = data else { return };
     if let Some(reason) = data.get("reason").and_then(Value::as_str) {
-        span.record("mcp_runtime.error.reason", reason);
+        span.record("mcp_runtime.error.reason", capped(reason, chars).as_ref());
     }
     if let Some(retryable) = data.get("retryable").and_then(Value::as_bool) {
         span.record("mcp_runtime.error.retryable", retryable);
     }
     if let Some(id) = data.get("requestId").and_then(Value::as_str) {
-        span.record("mcp_runtime.request.id", id);
+        span.record("mcp_runtime.request.id", capped(id, chars).as_ref());
     }
 }
 
@@ -248,5 +275,18 @@ mod tests {
         assert_eq!(request_id(&raw("\"abc\"")).as_deref(), Some("abc"));
         assert_eq!(request_id(&raw("7")).as_deref(), Some("7"));
         assert_eq!(request_id(&raw("null")), None);
+    }
+
+    #[test]
+    fn client_values_are_cut_at_a_char_boundary_and_marked() {
+        assert!(matches!(capped("abc", 3), Cow::Borrowed("abc")));
+        assert!(matches!(capped("", 0), Cow::Borrowed("")));
+        assert_eq!(capped("abcd", 3), "abc…");
+        // 3 chars in 6 bytes: within the limit though longer in bytes.
+        assert!(matches!(capped("ééé", 3), Cow::Borrowed("ééé")));
+        assert_eq!(capped("éééé", 3), "ééé…");
+        assert_eq!(capped("a😀b", 2), "a😀…");
+        let long = "x".repeat(1 << 20);
+        assert_eq!(capped(&long, 1024).chars().count(), 1025);
     }
 }

@@ -299,7 +299,7 @@ pub(crate) fn unsupported_version(requested: &str) -> RpcError {
 }
 
 /// The `_meta` key a modern result names its server with.
-const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+pub(crate) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 /// The `_meta` key a listen stream's messages carry.
 pub(crate) const SUBSCRIPTION_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 

@@ -180,8 +180,8 @@ impl ServerBuilder {
     /// (`http/protobuf`, `http/json`), `OTEL_SERVICE_NAME` (default: this server's name),
     /// `OTEL_TRACES_SAMPLER`, `OTEL_METRIC_EXPORT_INTERVAL` and the other standard variables
     /// apply. What is batched is flushed when the server stops serving. A configuration
-    /// that cannot be served (an `https://` endpoint, `grpc`) turns the export off with a
-    /// line on stderr that says what to do.
+    /// that cannot be served (an `https://` endpoint without feature `otel-tls`, `grpc`)
+    /// turns the export off with a line on stderr that says what to do.
     ///
     /// The export is set up once per process. When a `tracing` subscriber is installed
     /// already, spans are exported only if it holds [`otel_layer`](crate::otel_layer) (a
@@ -256,9 +256,11 @@ impl ServerBuilder {
         self
     }
 
-    /// The state store a URL names: `memory:`, or `redis://[user:password@]host[:port][/db]`
-    /// (feature `redis`; events then travel between replicas too, as with
-    /// [`ServerBuilder::state_store`]). A URL that names no store fails
+    /// The state store a URL names (see [`store_from_url`]): `memory:`, or
+    /// `redis://[user:password@]host[:port][/db]` (feature `redis`; `rediss://` with feature
+    /// `redis-tls`; several node URLs separated by commas for a Redis Cluster, feature
+    /// `redis-cluster`). Events then travel between replicas too, as with
+    /// [`ServerBuilder::state_store`]. A URL that names no store fails
     /// [`ServerBuilder::build`].
     pub fn state_store_url(mut self, url: &str) -> Self {
         #[cfg(feature = "redis")]
@@ -401,6 +403,40 @@ impl ServerBuilder {
     /// alive.
     pub fn flush_grace(mut self, grace: Duration) -> Self {
         self.options.flush_grace = grace;
+        self
+    }
+
+    /// How many characters of a value a client chose a request's span records (default
+    /// 1,024): the URI of a `resources/read`, a failure's message and the envelope's fields.
+    /// A longer value is cut at a character boundary and ends with `…`. A span is kept until
+    /// it is exported (see [`crate::guide::observability`]); without this cut, a client's
+    /// megabyte-long URIs would be kept as long, once per request.
+    pub fn span_value_chars(mut self, chars: usize) -> Self {
+        self.options.span_value_chars = chars;
+        self
+    }
+
+    /// How long the last export of spans and metrics may take when the server stops serving
+    /// (default 2 s; feature `otel`): at EOF over stdio, at the end of an HTTP server's
+    /// shutdown. Past it the server returns without waiting for a collector that does not
+    /// answer (what it did not take is lost, and a line on stderr says so), so that a client
+    /// that closes a stdio server's input and kills it a few seconds later finds it gone.
+    #[cfg(feature = "otel")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+    pub fn otel_flush_grace(mut self, grace: Duration) -> Self {
+        self.options.otel_flush_grace = grace;
+        self
+    }
+
+    /// How many bytes the spans waiting for export may hold (default 16 MiB; feature `otel`),
+    /// besides the count the standard `OTEL_BSP_MAX_QUEUE_SIZE` sets (default 2048). While
+    /// a collector is slow or does not answer, spans wait; past either bound new ones are
+    /// dropped, a warning says so when it starts, and the total when the server stops. The
+    /// queue is the process's, like the export: the value applies from `build()` on.
+    #[cfg(feature = "otel")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+    pub fn otel_queue_bytes(mut self, bytes: usize) -> Self {
+        self.options.otel_queue_bytes = Some(bytes);
         self
     }
 
@@ -566,6 +602,11 @@ impl ServerBuilder {
             serde_json::value::to_raw_value(&serde_json::json!({"name": self.name, "version": self.version}))
                 .unwrap_or_else(|_| unreachable!("two strings serialize"));
         let blocking = Arc::new(tokio::sync::Semaphore::new(self.options.max_in_flight));
+        let value_chars = self.options.span_value_chars;
+        #[cfg(feature = "otel")]
+        if let Some(bytes) = self.options.otel_queue_bytes {
+            crate::observe::queue::set_max_bytes(bytes);
+        }
         let sealer = if self.keys.is_empty() {
             Sealer::ephemeral(crate::state::seal::DEFAULT_TTL)
         } else {
@@ -629,6 +670,7 @@ impl ServerBuilder {
                 options: self.options,
                 observer: crate::observe::Observer {
                     hooks: self.hooks,
+                    value_chars,
                     stores: Arc::clone(&stores),
                     #[cfg(feature = "otel")]
                     metrics: crate::observe::export::current()
@@ -644,7 +686,10 @@ impl ServerBuilder {
 }
 
 /// The store a URL names: `memory:` (this process only) or, with feature `redis`,
-/// `redis://[user:password@]host[:port][/db]`.
+/// `redis://[user:password@]host[:port][/db]`; with feature `redis-tls`, `rediss://…`
+/// (checked against the system's roots; a private CA needs `RedisStore::with_tls`);
+/// with feature `redis-cluster`, the URLs of one or more nodes of a Redis Cluster,
+/// separated by commas (`redis://10.0.0.1:6379,redis://10.0.0.2:6379`).
 pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
     if url == "memory:" || url == "memory" {
         return Ok(Arc::new(crate::state::store::MemoryStore::new()));
@@ -693,7 +738,7 @@ fn stateless_asks(tools: &[Arc<Registered>], options: &Options) -> Result<(), Er
 
 /// Whether a store URL names Redis.
 fn is_redis(url: &str) -> bool {
-    url.starts_with("redis://") || url.starts_with("redis+unix://") || url.starts_with("unix://")
+    ["redis://", "rediss://", "redis+unix://", "unix://"].iter().any(|scheme| url.starts_with(scheme))
 }
 
 pub(crate) fn register(spec: ToolSpec, disabled: Option<String>, options: &Options) -> Result<Registered, Error> {

@@ -7,6 +7,17 @@
 //! The same Redis carries the bus's events between replicas ([`Link`]): one pub/sub channel
 //! per namespace, a publisher task and a subscriber task per server, both started on first
 //! use and ended with the server.
+//!
+//! `rediss://` (feature `redis-tls`) is rustls, with the system's roots or a given CA.
+//!
+//! On a Redis Cluster (feature `redis-cluster`), every command goes to the master of its
+//! key's slot. A key of a handler's scope, `mcp:<namespace>:<tenant>:<rest>`, is stored as
+//! `{mcp:<namespace>:<tenant>:}d<rest>` and listed in the sorted set
+//! `{mcp:<namespace>:<tenant>:}i` (member `<rest>`, score its expiry): the hash tag keeps a
+//! scope's keys and its index on one slot, so each write changes both in one script, and
+//! `list` reads one index instead of a `SCAN`, which would reach one node only. Other keys
+//! (tasks, rate limits) are stored as they are, spread over the cluster. The bus uses sharded
+//! pub/sub (`SPUBLISH`, `SSUBSCRIBE` over RESP3), which stays on the channel's shard.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,14 +33,16 @@ use crate::state::store::{BoxFuture, NO_TTL, StateStore, StoreError};
 /// How long one command may take, connecting included, before it fails as unavailable.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// A [`StateStore`] on a Redis server, through one reconnecting, multiplexed connection.
+/// A [`StateStore`] on a Redis server, through one reconnecting, multiplexed connection, or
+/// on a Redis Cluster (feature `redis-cluster`, [`RedisStore::open_cluster`]).
 /// Connects on first use: a server starts while Redis is down, fails the calls that need it
-/// with a retryable `state_store_unavailable`, and recovers when Redis returns.
+/// with a retryable `state_store_unavailable`, and recovers when Redis returns. Every
+/// command has at most 3 s, connecting included.
 pub struct RedisStore {
-    client: redis::Client,
-    /// `host:port` (never the password), for errors and logs.
+    target: Target,
+    /// `host:port` (never the password), for errors and logs; a cluster's nodes, by commas.
     address: String,
-    manager: tokio::sync::OnceCell<ConnectionManager>,
+    connection: tokio::sync::OnceCell<Connection>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -38,31 +51,228 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
-impl RedisStore {
-    /// A store on the Redis at `url` (`redis://[user:password@]host[:port][/db]`). Only parses
-    /// the URL: nothing is connected until the first command.
-    pub fn open(url: &str) -> Result<RedisStore, StoreError> {
-        let client = redis::Client::open(url).map_err(|e| {
-            StoreError::new("redis", format!("`{}` is not a Redis URL: {}", redacted(url), e.kind_text()))
-        })?;
-        let address = client.get_connection_info().addr().to_string();
-        Ok(RedisStore { client, address, manager: tokio::sync::OnceCell::new() })
+/// Where a store's commands go. (One per store and per bus link: the size of a client does
+/// not matter.)
+#[derive(Clone)]
+#[allow(clippy::large_enum_variant)]
+enum Target {
+    Single(redis::Client),
+    #[cfg(feature = "redis-cluster")]
+    Cluster(Arc<Cluster>),
+}
+
+/// A Redis Cluster: the nodes to learn it from, and the TLS settings for them.
+#[cfg(feature = "redis-cluster")]
+struct Cluster {
+    nodes: Vec<redis::ConnectionInfo>,
+    #[cfg(feature = "redis-tls")]
+    certificates: Option<redis::TlsCertificates>,
+}
+
+#[cfg(feature = "redis-cluster")]
+impl Cluster {
+    /// A client with this module's timeouts and no retry (see the module's doc), except that
+    /// the client follows a slot's redirection.
+    fn builder(&self) -> redis::cluster::ClusterClientBuilder {
+        let builder = redis::cluster::ClusterClientBuilder::new(self.nodes.clone())
+            .connection_timeout(Duration::from_secs(1))
+            .response_timeout(Duration::from_secs(2))
+            .retries(0);
+        #[cfg(feature = "redis-tls")]
+        if let Some(certificates) = &self.certificates {
+            return builder.certs(certificates.clone());
+        }
+        builder
+    }
+}
+
+/// One multiplexed connection to a Redis, or one to every master of a cluster.
+#[derive(Clone)]
+enum Connection {
+    Single(ConnectionManager),
+    #[cfg(feature = "redis-cluster")]
+    Cluster(redis::cluster_async::ClusterConnection),
+}
+
+impl Connection {
+    async fn query<T: redis::FromRedisValue>(&mut self, command: &redis::Cmd) -> redis::RedisResult<T> {
+        match self {
+            Connection::Single(manager) => command.query_async(manager).await,
+            #[cfg(feature = "redis-cluster")]
+            Connection::Cluster(cluster) => command.query_async(cluster).await,
+        }
+    }
+}
+
+impl Target {
+    /// A connection: at once for one Redis (it connects on first use), after learning the
+    /// slots for a cluster.
+    #[cfg_attr(not(feature = "redis-cluster"), allow(clippy::unused_async))]
+    async fn connect(&self) -> redis::RedisResult<Connection> {
+        match self {
+            Target::Single(client) => {
+                ConnectionManager::new_lazy_with_config(client.clone(), manager_config()).map(Connection::Single)
+            }
+            #[cfg(feature = "redis-cluster")]
+            Target::Cluster(cluster) => {
+                Ok(Connection::Cluster(cluster.builder().build()?.get_async_connection().await?))
+            }
+        }
     }
 
-    async fn connection(&self) -> Result<ConnectionManager, StoreError> {
-        let manager = self
-            .manager
-            .get_or_try_init(|| async {
-                ConnectionManager::new_lazy_with_config(self.client.clone(), manager_config())
-                    .map_err(|e| self.failed(&e))
-            })
+    fn is_cluster(&self) -> bool {
+        !matches!(self, Target::Single(_))
+    }
+}
+
+/// What `rediss://` connections trust and present (feature `redis-tls`); give it to
+/// [`RedisStore::with_tls`]. Without it, a `rediss://` URL checks the server against the
+/// system's roots and presents no certificate.
+#[cfg(feature = "redis-tls")]
+#[derive(Clone, Default)]
+pub struct RedisTls {
+    ca: Option<Vec<u8>>,
+    client: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+#[cfg(feature = "redis-tls")]
+impl std::fmt::Debug for RedisTls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisTls")
+            .field("ca", &self.ca.as_ref().map(|_| "<PEM>"))
+            .field("client_certificate", &self.client.is_some())
+            .finish()
+    }
+}
+
+#[cfg(feature = "redis-tls")]
+impl RedisTls {
+    /// The system's roots, no client certificate.
+    pub fn new() -> RedisTls {
+        RedisTls::default()
+    }
+
+    /// Trusts the CA certificates of this PEM text (a private CA) instead of the system's
+    /// roots. Default: the system's roots.
+    #[must_use]
+    pub fn ca_pem(mut self, pem: impl Into<Vec<u8>>) -> RedisTls {
+        self.ca = Some(pem.into());
+        self
+    }
+
+    /// Presents this certificate chain and private key (PEM) to a Redis that asks for a
+    /// client certificate (`tls-auth-clients yes`). Default: none.
+    #[must_use]
+    pub fn client_certificate(mut self, chain_pem: impl Into<Vec<u8>>, key_pem: impl Into<Vec<u8>>) -> RedisTls {
+        self.client = Some((chain_pem.into(), key_pem.into()));
+        self
+    }
+
+    fn certificates(&self) -> Result<redis::TlsCertificates, StoreError> {
+        if let Some(ca) = &self.ca
+            && !ca.windows(27).any(|w| w == b"-----BEGIN CERTIFICATE-----")
+        {
+            return Err(StoreError::new("redis", "the CA given for `rediss://` holds no PEM certificate"));
+        }
+        Ok(redis::TlsCertificates {
+            client_tls: self
+                .client
+                .as_ref()
+                .map(|(chain, key)| redis::ClientTlsConfig { client_cert: chain.clone(), client_key: key.clone() }),
+            root_cert: self.ca.clone(),
+        })
+    }
+}
+
+impl RedisStore {
+    /// A store on the Redis at `url` (`redis://[user:password@]host[:port][/db]`, or
+    /// `rediss://…` with feature `redis-tls`), or, with feature `redis-cluster`, on the
+    /// Redis Cluster of the node URLs `url` lists, separated by commas (see
+    /// [`RedisStore::open_cluster`]). Only parses the URL: nothing is connected until the
+    /// first command.
+    pub fn open(url: &str) -> Result<RedisStore, StoreError> {
+        if url.contains(',') {
+            #[cfg(feature = "redis-cluster")]
+            return RedisStore::open_cluster(&url.split(',').map(str::trim).collect::<Vec<_>>());
+            #[cfg(not(feature = "redis-cluster"))]
+            return Err(StoreError::new(
+                "redis",
+                "several Redis URLs (separated by commas) name a Redis Cluster: enable feature `redis-cluster` of mcp-runtime",
+            ));
+        }
+        let client = redis::Client::open(url).map_err(|e| not_a_url(url, &e))?;
+        let address = client.get_connection_info().addr().to_string();
+        Ok(RedisStore::new(Target::Single(client), address))
+    }
+
+    /// A store on the Redis Cluster that `nodes` (`redis://…` or `rediss://…` URLs, one or
+    /// more of its masters) belong to; the client learns the other nodes from them. Only
+    /// parses the URLs: nothing is connected until the first command.
+    #[cfg(feature = "redis-cluster")]
+    pub fn open_cluster<U: AsRef<str>>(nodes: &[U]) -> Result<RedisStore, StoreError> {
+        use redis::IntoConnectionInfo as _;
+        let nodes = nodes
+            .iter()
+            .map(|url| url.as_ref().into_connection_info().map_err(|e| not_a_url(url.as_ref(), &e)))
+            .collect::<Result<Vec<_>, _>>()?;
+        if nodes.is_empty() {
+            return Err(StoreError::new("redis", "a Redis Cluster needs the URL of at least one of its nodes"));
+        }
+        let address = nodes.iter().map(|n| n.addr().to_string()).collect::<Vec<_>>().join(",");
+        let cluster = Cluster {
+            nodes,
+            #[cfg(feature = "redis-tls")]
+            certificates: None,
+        };
+        cluster.builder().build().map_err(|e| StoreError::new("redis", format!("{address}: {}", e.kind_text())))?;
+        Ok(RedisStore::new(Target::Cluster(Arc::new(cluster)), address))
+    }
+
+    /// This store with `rediss://` connections that trust and present what `tls` says (a
+    /// private CA, a client certificate). Fails for a store whose URL is not `rediss://`,
+    /// and for certificates or a key that do not parse.
+    #[cfg(feature = "redis-tls")]
+    pub fn with_tls(self, tls: &RedisTls) -> Result<RedisStore, StoreError> {
+        let certificates = tls.certificates()?;
+        let failed = |e: &redis::RedisError| StoreError::new("redis", format!("{}: {}", self.address, e.kind_text()));
+        let target = match &self.target {
+            Target::Single(client) => {
+                if !matches!(client.get_connection_info().addr(), redis::ConnectionAddr::TcpTls { .. }) {
+                    return Err(StoreError::new(
+                        "redis",
+                        format!("{}: TLS settings need a `rediss://` URL", self.address),
+                    ));
+                }
+                Target::Single(
+                    redis::Client::build_with_tls(client.get_connection_info().clone(), certificates)
+                        .map_err(|e| failed(&e))?,
+                )
+            }
+            #[cfg(feature = "redis-cluster")]
+            Target::Cluster(cluster) => {
+                let cluster = Cluster { nodes: cluster.nodes.clone(), certificates: Some(certificates) };
+                cluster.builder().build().map_err(|e| failed(&e))?;
+                Target::Cluster(Arc::new(cluster))
+            }
+        };
+        Ok(RedisStore::new(target, self.address))
+    }
+
+    fn new(target: Target, address: String) -> RedisStore {
+        RedisStore { target, address, connection: tokio::sync::OnceCell::new() }
+    }
+
+    async fn connection(&self) -> Result<Connection, StoreError> {
+        let connection = self
+            .connection
+            .get_or_try_init(|| async { self.target.connect().await.map_err(|e| self.failed(&e)) })
             .await?;
-        Ok(manager.clone())
+        Ok(connection.clone())
     }
 
     /// Where this store's server links its bus (see [`Link`]).
     pub(crate) fn link_to(&self) -> LinkTo {
-        LinkTo { client: self.client.clone(), address: self.address.clone() }
+        LinkTo { target: self.target.clone(), address: self.address.clone() }
     }
 
     fn failed(&self, error: &redis::RedisError) -> StoreError {
@@ -73,12 +283,80 @@ impl RedisStore {
     async fn run<T: redis::FromRedisValue>(&self, command: redis::Cmd) -> Result<T, StoreError> {
         let work = async {
             let mut connection = self.connection().await?;
-            command.query_async::<T>(&mut connection).await.map_err(|e| self.failed(&e))
+            connection.query::<T>(&command).await.map_err(|e| self.failed(&e))
         };
         tokio::time::timeout(COMMAND_TIMEOUT, work).await.map_err(|_| {
             StoreError::new("redis", format!("{}: no answer within {} s", self.address, COMMAND_TIMEOUT.as_secs()))
         })?
     }
+
+    /// Where `key` is kept: as it is, or, on a cluster, in its scope's group.
+    fn place<'k>(&self, key: &'k str) -> Place<'k> {
+        match group(key) {
+            Some(end) if self.target.is_cluster() => Place::Grouped {
+                data: format!("{{{}}}d{}", &key[..end], &key[end..]),
+                index: format!("{{{}}}i", &key[..end]),
+                member: &key[end..],
+            },
+            _ => Place::Plain(key),
+        }
+    }
+}
+
+/// A key's names on the server.
+enum Place<'k> {
+    /// The key itself (one Redis, or a key of no scope on a cluster).
+    Plain(&'k str),
+    /// On a cluster: the hash-tagged name, the scope's index, and the key's member there.
+    Grouped { data: String, index: String, member: &'k str },
+}
+
+impl Place<'_> {
+    /// `script` run on this key (`KEYS[1]`, and on a cluster the index as `KEYS[2]`) with
+    /// `args`, then the member as its last argument.
+    fn eval(&self, script: &Script, args: impl FnOnce(&mut redis::Cmd)) -> redis::Cmd {
+        let mut command = redis::cmd("EVAL");
+        match self {
+            Place::Plain(key) => {
+                command.arg(script.plain).arg(1).arg(*key);
+            }
+            Place::Grouped { data, index, .. } => {
+                command.arg(script.indexed).arg(2).arg(data).arg(index);
+            }
+        }
+        args(&mut command);
+        if let Place::Grouped { member, .. } = self {
+            command.arg(*member);
+        }
+        command
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Place::Plain(key) => key,
+            Place::Grouped { data, .. } => data,
+        }
+    }
+}
+
+/// The length of `key`'s scope, `mcp:<namespace>:<tenant>:` (the prefix of every key of a
+/// handler's `ctx.state()`; `:` never occurs inside the namespace or the tenant): the group
+/// a cluster keeps on one slot. `None` for a key of no scope.
+fn group(key: &str) -> Option<usize> {
+    if !key.starts_with("mcp:") {
+        return None;
+    }
+    key.match_indices(':').nth(2).map(|(at, _)| at + 1)
+}
+
+fn not_a_url(url: &str, error: &redis::RedisError) -> StoreError {
+    if url.starts_with("rediss://") && cfg!(not(feature = "redis-tls")) {
+        return StoreError::new(
+            "redis",
+            format!("`{}`: `rediss://` needs feature `redis-tls` of mcp-runtime", redacted(url)),
+        );
+    }
+    StoreError::new("redis", format!("`{}` is not a Redis URL: {}", redacted(url), error.kind_text()))
 }
 
 /// How every connection of this module reconnects and times out.
@@ -97,9 +375,12 @@ trait KindText {
 
 impl KindText for redis::RedisError {
     fn kind_text(&self) -> String {
-        match self.detail() {
-            Some(detail) => format!("{:?}: {detail}", self.kind()),
-            None => format!("{:?}", self.kind()),
+        // An I/O error's text says why a connection failed (refused, a certificate that
+        // does not verify); it holds no command and no URL.
+        match (self.detail(), std::error::Error::source(self)) {
+            (Some(detail), _) => format!("{:?}: {detail}", self.kind()),
+            (None, Some(source)) => format!("{:?}: {source}", self.kind()),
+            (None, None) => format!("{:?}", self.kind()),
         }
     }
 }
@@ -129,26 +410,41 @@ fn pattern(prefix: &str) -> String {
     pattern
 }
 
+/// `ttl` in whole milliseconds, at least 1 (`PX 0` is an error, not "expire at once"); 0
+/// for [`NO_TTL`].
+fn millis(ttl: Duration) -> u64 {
+    if ttl == NO_TTL { 0 } else { u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1) }
+}
+
 impl StateStore for RedisStore {
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
-        Box::pin(self.run(redis::cmd("GET").arg(key).clone()))
+        Box::pin(async move { self.run(redis::cmd("GET").arg(self.place(key).name()).clone()).await })
     }
 
     fn set<'a>(&'a self, key: &'a str, value: String, ttl: Duration) -> BoxFuture<'a, Result<(), StoreError>> {
-        if ttl == NO_TTL {
-            return Box::pin(self.run(redis::cmd("SET").arg(key).arg(value).clone()));
-        }
-        // At least one millisecond: `PX 0` is an error, not "expire at once".
-        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
-        Box::pin(self.run(redis::cmd("SET").arg(key).arg(value).arg("PX").arg(ms).clone()))
+        let command = match self.place(key) {
+            Place::Plain(key) if ttl == NO_TTL => redis::cmd("SET").arg(key).arg(value).clone(),
+            Place::Plain(key) => redis::cmd("SET").arg(key).arg(value).arg("PX").arg(millis(ttl)).clone(),
+            grouped @ Place::Grouped { .. } => grouped.eval(&SET, |c| {
+                c.arg(value).arg(millis(ttl));
+            }),
+        };
+        Box::pin(async move { self.run::<redis::Value>(command).await.map(|_| ()) })
     }
 
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(async move { Ok(self.run::<u64>(redis::cmd("DEL").arg(key).clone()).await? > 0) })
+        let command = match self.place(key) {
+            Place::Plain(key) => redis::cmd("DEL").arg(key).clone(),
+            grouped @ Place::Grouped { .. } => grouped.eval(&DELETE, |_| {}),
+        };
+        Box::pin(async move { Ok(self.run::<u64>(command).await? > 0) })
     }
 
     fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
         Box::pin(async move {
+            if self.target.is_cluster() {
+                return self.list_group(prefix).await;
+            }
             let pattern = pattern(prefix);
             let mut keys = Vec::new();
             let mut cursor: u64 = 0;
@@ -168,7 +464,11 @@ impl StateStore for RedisStore {
     }
 
     fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
-        Box::pin(self.run(redis::cmd("GETDEL").arg(key).clone()))
+        let command = match self.place(key) {
+            Place::Plain(key) => redis::cmd("GETDEL").arg(key).clone(),
+            grouped @ Place::Grouped { .. } => grouped.eval(&TAKE, |_| {}),
+        };
+        Box::pin(self.run(command))
     }
 
     fn compare_and_set<'a>(
@@ -178,17 +478,9 @@ impl StateStore for RedisStore {
         value: String,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        // 0: no expiry (`NO_TTL`).
-        let ms = if ttl == NO_TTL { 0 } else { u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1) };
-        let command = redis::cmd("EVAL")
-            .arg(COMPARE_AND_SET)
-            .arg(1)
-            .arg(key)
-            .arg(if expected.is_some() { "1" } else { "0" })
-            .arg(expected.unwrap_or(""))
-            .arg(value)
-            .arg(ms)
-            .clone();
+        let command = self.place(key).eval(&COMPARE_AND_SET, |c| {
+            c.arg(if expected.is_some() { "1" } else { "0" }).arg(expected.unwrap_or("")).arg(value).arg(millis(ttl));
+        });
         Box::pin(async move { Ok(self.run::<i64>(command).await? == 1) })
     }
 
@@ -203,7 +495,9 @@ impl StateStore for RedisStore {
         burst: u32,
     ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
         let interval = u64::try_from(interval.as_micros()).unwrap_or(u64::MAX).max(1);
-        let command = redis::cmd("EVAL").arg(TAKE_RATE).arg(1).arg(key).arg(interval).arg(burst.max(1)).clone();
+        let command = self.place(key).eval(&TAKE_RATE, |c| {
+            c.arg(interval).arg(burst.max(1));
+        });
         Box::pin(async move {
             let wait = self.run::<u64>(command).await?;
             Ok((wait > 0).then(|| Duration::from_micros(wait)))
@@ -215,7 +509,9 @@ impl StateStore for RedisStore {
 // answer (a bad value), not as a failed command (an unavailable store).
 impl RedisStore {
     async fn increment_by(&self, key: &str, by: i64) -> Result<i64, StoreError> {
-        let command = redis::cmd("EVAL").arg(INCREMENT).arg(1).arg(key).arg(by).clone();
+        let command = self.place(key).eval(&INCREMENT, |c| {
+            c.arg(by);
+        });
         match self.run::<(i64, redis::Value)>(command).await? {
             (1, redis::Value::Int(sum)) => Ok(sum),
             (_, why) => {
@@ -228,20 +524,140 @@ impl RedisStore {
             }
         }
     }
+
+    /// `list` on a cluster: the live members of the prefix's scope's index that start with
+    /// the rest of the prefix. A prefix shorter than a scope names no one index.
+    async fn list_group(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        let Place::Grouped { data, index, member } = self.place(prefix) else {
+            return Err(StoreError::bad_value(
+                "redis",
+                format!(
+                    "on a Redis Cluster, `list` answers for one scope: its prefix must start with `mcp:<namespace>:<tenant>:` (as every `ctx.state().list` does), and `{prefix}` does not"
+                ),
+            ));
+        };
+        let scope = &prefix[..prefix.len() - member.len()];
+        let data = &data[..data.len() - member.len()];
+        let command = redis::cmd("EVAL").arg(LIST).arg(1).arg(&index).arg(data).arg(member).clone();
+        let mut keys: Vec<String> =
+            self.run::<Vec<String>>(command).await?.into_iter().map(|rest| format!("{scope}{rest}")).collect();
+        keys.sort();
+        Ok(keys)
+    }
 }
+
+/// A script that writes, as run on one Redis and on a cluster. Both start with
+/// `index(ms)`: on a cluster (`KEYS[2]`, the scope's index, with the key's member as the last
+/// `ARGV`), it records that the key lives `ms` more milliseconds (0: for ever) or, for
+/// `nil`, that it is gone; drops the members whose time has passed; and lets the index
+/// itself expire with its last member. On one Redis it does nothing, and is one line.
+struct Script {
+    plain: &'static str,
+    indexed: &'static str,
+}
+
+macro_rules! with_index {
+    ($body:literal) => {
+        Script {
+            plain: concat!("local function index(ms) end\n", $body),
+            indexed: concat!(
+                r"
+local function index(ms)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+  if ms == nil then
+    redis.call('ZREM', KEYS[2], ARGV[#ARGV])
+  elseif ms == 0 then
+    redis.call('ZADD', KEYS[2], 'inf', ARGV[#ARGV])
+  else
+    redis.call('ZADD', KEYS[2], now + ms, ARGV[#ARGV])
+  end
+  local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+  if #last == 0 then return end
+  if last[2] == 'inf' then
+    redis.call('PERSIST', KEYS[2])
+  else
+    redis.call('PEXPIREAT', KEYS[2], math.ceil(tonumber(last[2])) + 1)
+  end
+end
+",
+                $body
+            ),
+        }
+    };
+}
+
+/// `set` on a cluster: `ARGV[1]` for `ARGV[2]` ms (0: for ever).
+const SET: Script = with_index!(
+    r"
+if ARGV[2] == '0' then
+  redis.call('SET', KEYS[1], ARGV[1])
+else
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+end
+index(tonumber(ARGV[2]))
+return 1
+"
+);
+
+/// `delete` on a cluster: how many keys went (0 or 1).
+const DELETE: Script = with_index!(
+    r"
+local gone = redis.call('DEL', KEYS[1])
+index(nil)
+return gone
+"
+);
+
+/// `take` on a cluster: `GETDEL`, and the key leaves the index.
+const TAKE: Script = with_index!(
+    r"
+local value = redis.call('GETDEL', KEYS[1])
+index(nil)
+return value
+"
+);
+
+/// `list` on a cluster: of the index `KEYS[1]`, the members that start with `ARGV[2]` and
+/// whose key (`ARGV[1]` and the member, on the index's slot) is live; members of keys gone
+/// early (deleted elsewhere, evicted) are dropped.
+const LIST: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local found = {}
+for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if string.sub(member, 1, #ARGV[2]) == ARGV[2] then
+    if redis.call('EXISTS', ARGV[1] .. member) == 1 then
+      found[#found + 1] = member
+    else
+      redis.call('ZREM', KEYS[1], member)
+    end
+  end
+end
+return found
+";
 
 /// `INCRBY KEYS[1] ARGV[1]`: `{1, sum}`, or `{0, why}` for a value that is not an integer or a
 /// sum past 64 bits. `INCRBY` keeps the key's time to live; a key it creates has none.
-const INCREMENT: &str = r"
+const INCREMENT: Script = with_index!(
+    r"
 local ok, sum = pcall(redis.call, 'INCRBY', KEYS[1], ARGV[1])
-if ok then return {1, sum} end
-return {0, tostring(sum.err or sum)}
-";
+if not ok then return {0, tostring(sum.err or sum)} end
+if #KEYS > 1 then
+  local left = redis.call('PTTL', KEYS[1])
+  if left > 0 then index(left) else index(0) end
+end
+return {1, sum}
+"
+);
 
 /// `compare_and_set` as one script: `ARGV[1]` says whether a value is expected (`ARGV[2]`);
 /// the key is set to `ARGV[3]` for `ARGV[4]` ms (0: for ever) only when what it holds is that value (or
 /// nothing, when none is expected). A missing key reads as `false` in Lua.
-const COMPARE_AND_SET: &str = r"
+const COMPARE_AND_SET: Script = with_index!(
+    r"
 local current = redis.call('GET', KEYS[1])
 if ARGV[1] == '1' then
   if current ~= ARGV[2] then return 0 end
@@ -253,14 +669,17 @@ if ARGV[4] == '0' then
 else
   redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
 end
+index(tonumber(ARGV[4]))
 return 1
-";
+"
+);
 
 /// `take_rate` as one script, on the Redis server's clock (`TIME`, µs): GCRA with `KEYS[1]`
 /// holding when the limit is next empty, a call `ARGV[1]` µs long, `ARGV[2]` at once. 0:
 /// taken; otherwise the µs until a call fits. Lua's numbers are doubles, exact for µs since
 /// the epoch (below 2^53) until the year 2255.
-const TAKE_RATE: &str = r"
+const TAKE_RATE: Script = with_index!(
+    r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
@@ -269,13 +688,16 @@ if held < now then held = now end
 local next = held + interval
 local allowed_at = next - interval * tonumber(ARGV[2])
 if allowed_at > now then return allowed_at - now end
-redis.call('SET', KEYS[1], string.format('%.0f', next), 'PX', math.max(1, math.ceil((next - now) / 1000)))
+local ms = math.max(1, math.ceil((next - now) / 1000))
+redis.call('SET', KEYS[1], string.format('%.0f', next), 'PX', ms)
+index(ms)
 return 0
-";
+"
+);
 
 /// The Redis a server's bus links through, before the server (and so the channel) is known.
 pub(crate) struct LinkTo {
-    client: redis::Client,
+    target: Target,
     address: String,
 }
 
@@ -283,7 +705,7 @@ impl LinkTo {
     /// The link of the servers of `namespace`: they share the channel `mcp-events:<namespace>`.
     pub(crate) fn link(self, namespace: &str) -> Link {
         Link {
-            client: self.client,
+            target: self.target,
             address: Arc::from(self.address),
             channel: Arc::from(format!("mcp-events:{namespace}")),
             origin: Arc::from(crate::state::bus::origin()),
@@ -303,7 +725,7 @@ const READY_WAIT: Duration = Duration::from_secs(2);
 /// subscription to it whose messages (other than this process's own) go to the local
 /// listeners. After the subscription was lost and came back, they get `Event::Missed`.
 pub(crate) struct Link {
-    client: redis::Client,
+    target: Target,
     address: Arc<str>,
     channel: Arc<str>,
     /// Tags this process's messages, whose echoes are dropped.
@@ -329,7 +751,7 @@ impl BusLink for Link {
             self.publisher.get_or_init(|| {
                 let (sender, queue) = mpsc::channel(PUBLISH_QUEUE);
                 runtime.spawn(publish(
-                    self.client.clone(),
+                    self.target.clone(),
                     Arc::clone(&self.address),
                     Arc::clone(&self.channel),
                     queue,
@@ -352,7 +774,7 @@ impl BusLink for Link {
             return;
         };
         runtime.spawn(receive(
-            self.client.clone(),
+            self.target.clone(),
             Arc::clone(&self.address),
             Arc::clone(&self.channel),
             Arc::clone(&self.origin),
@@ -370,18 +792,28 @@ impl BusLink for Link {
     }
 }
 
-/// The publisher task: one `PUBLISH` per event, in order, until the link is dropped.
-async fn publish(client: redis::Client, address: Arc<str>, channel: Arc<str>, mut queue: mpsc::Receiver<String>) {
+/// The publisher task: one `PUBLISH` (on a cluster, `SPUBLISH`) per event, in order, until
+/// the link is dropped.
+async fn publish(target: Target, address: Arc<str>, channel: Arc<str>, mut queue: mpsc::Receiver<String>) {
     let mut connection = None;
+    let verb = if target.is_cluster() { "SPUBLISH" } else { "PUBLISH" };
     while let Some(payload) = queue.recv().await {
         if connection.is_none() {
-            connection = ConnectionManager::new_lazy_with_config(client.clone(), manager_config())
-                .map_err(|e| tracing::warn!(target: "mcp_runtime::bus", %address, error = %e.kind_text(), "cannot reach Redis to publish an event"))
-                .ok();
+            connection = match tokio::time::timeout(COMMAND_TIMEOUT, target.connect()).await {
+                Ok(Ok(connection)) => Some(connection),
+                Ok(Err(e)) => {
+                    tracing::warn!(target: "mcp_runtime::bus", %address, error = %e.kind_text(), "cannot reach Redis to publish an event");
+                    None
+                }
+                Err(_) => {
+                    tracing::warn!(target: "mcp_runtime::bus", %address, "cannot reach Redis to publish an event: no answer");
+                    None
+                }
+            };
         }
-        let Some(manager) = connection.as_mut() else { continue };
-        let command = redis::cmd("PUBLISH").arg(&*channel).arg(payload).clone();
-        match tokio::time::timeout(COMMAND_TIMEOUT, command.query_async::<i64>(manager)).await {
+        let Some(connection) = connection.as_mut() else { continue };
+        let command = redis::cmd(verb).arg(&*channel).arg(payload).clone();
+        match tokio::time::timeout(COMMAND_TIMEOUT, connection.query::<i64>(&command)).await {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => {
                 tracing::warn!(target: "mcp_runtime::bus", %address, error = %e.kind_text(), "an event did not reach the other replicas");
@@ -397,7 +829,7 @@ async fn publish(client: redis::Client, address: Arc<str>, channel: Arc<str>, mu
 /// and subscribes again (backing off up to 5 s) when the connection is lost, until the bus
 /// is dropped.
 async fn receive(
-    client: redis::Client,
+    target: Target,
     address: Arc<str>,
     channel: Arc<str>,
     origin: Arc<str>,
@@ -411,13 +843,8 @@ async fn receive(
         if local.upgrade().is_none() {
             return;
         }
-        let subscribed = async {
-            let mut pubsub = client.get_async_pubsub().await?;
-            pubsub.subscribe(&*channel).await?;
-            Ok::<_, redis::RedisError>(pubsub)
-        };
-        match tokio::time::timeout(COMMAND_TIMEOUT, subscribed).await {
-            Ok(Ok(pubsub)) => {
+        match tokio::time::timeout(COMMAND_TIMEOUT, subscribe(&target, &channel)).await {
+            Ok(Ok(mut messages)) => {
                 backoff = Duration::from_millis(250);
                 warned = false;
                 ready.send_replace(true);
@@ -427,16 +854,15 @@ async fn receive(
                 }
                 was_up = true;
                 tracing::debug!(target: "mcp_runtime::bus", %address, %channel, "receiving the other replicas' events");
-                let mut messages = pubsub.into_on_message();
                 loop {
                     match tokio::time::timeout(Duration::from_secs(30), messages.next()).await {
                         // Quiet: is anyone still listening?
                         Err(_) if local.upgrade().is_none() => return,
                         Err(_) => {}
                         Ok(None) => break,
-                        Ok(Some(message)) => {
+                        Ok(Some(text)) => {
                             let Some(local) = local.upgrade() else { return };
-                            let Ok(text) = message.get_payload::<String>() else { continue };
+                            let Some(text) = text else { continue };
                             match Event::decode(&text) {
                                 Some((from, event)) if *from != *origin => {
                                     let _ = local.send(event);
@@ -468,6 +894,51 @@ async fn receive(
     }
 }
 
+/// The text of each message published on a channel (`None`: one that is not text), until
+/// the connection is lost.
+type Messages = std::pin::Pin<Box<dyn futures_util::Stream<Item = Option<String>> + Send>>;
+
+/// A subscription to `channel`: `SUBSCRIBE` on one Redis; on a cluster, `SSUBSCRIBE` over
+/// RESP3 on the master of the channel's slot, which ends when any of the client's
+/// connections is lost (its nodes may have changed: subscribe again).
+async fn subscribe(target: &Target, channel: &str) -> redis::RedisResult<Messages> {
+    match target {
+        Target::Single(client) => {
+            let mut pubsub = client.get_async_pubsub().await?;
+            pubsub.subscribe(channel).await?;
+            Ok(Box::pin(pubsub.into_on_message().map(|m| m.get_payload::<String>().ok())))
+        }
+        #[cfg(feature = "redis-cluster")]
+        Target::Cluster(cluster) => {
+            let (pushes, received) = mpsc::unbounded_channel();
+            let client = cluster.builder().use_protocol(redis::ProtocolVersion::RESP3).push_sender(pushes).build()?;
+            let mut connection = client.get_async_connection().await?;
+            connection.ssubscribe(channel).await?;
+            // The connection lives as long as the stream.
+            Ok(Box::pin(futures_util::stream::unfold(
+                (received, connection),
+                |(mut received, connection)| async move {
+                    loop {
+                        let push = received.recv().await?;
+                        match push.kind {
+                            redis::PushKind::SMessage => {
+                                let text = push
+                                    .data
+                                    .into_iter()
+                                    .nth(1)
+                                    .and_then(|v| redis::from_redis_value::<String>(v).ok());
+                                return Some((text, (received, connection)));
+                            }
+                            redis::PushKind::Disconnection => return None,
+                            _ => {}
+                        }
+                    }
+                },
+            )))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -479,6 +950,48 @@ mod tests {
         assert_eq!(redacted("redis://db:6379"), "redis://db:6379");
         let store = RedisStore::open("redis://:hunter2@127.0.0.1:1").unwrap();
         assert!(!format!("{store:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn a_cluster_keeps_together_the_keys_of_one_scope_only() {
+        assert_eq!(group("mcp:ns:tenant:a:b"), Some("mcp:ns:tenant:".len()));
+        assert_eq!(group("mcp:ns::next_id"), Some("mcp:ns::".len()));
+        assert_eq!(group("mcp:ns%3Ax:t:"), Some("mcp:ns%3Ax:t:".len()));
+        // Tasks, rate-limit budgets, and a prefix shorter than a scope: no group.
+        assert_eq!(group("mcp-task:ns:0123"), None);
+        assert_eq!(group("ns:rate:p:alice"), None);
+        assert_eq!(group("mcp:ns:tenant"), None);
+    }
+
+    #[cfg(not(feature = "redis-tls"))]
+    #[test]
+    fn rediss_without_its_feature_names_the_feature() {
+        let err = RedisStore::open("rediss://:hunter2@db:6380").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "state store (redis): `rediss://:***@db:6380`: `rediss://` needs feature `redis-tls` of mcp-runtime"
+        );
+    }
+
+    #[cfg(not(feature = "redis-cluster"))]
+    #[test]
+    fn a_list_of_urls_without_the_cluster_feature_names_the_feature() {
+        let err = RedisStore::open("redis://a:6379,redis://b:6379").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "state store (redis): several Redis URLs (separated by commas) name a Redis Cluster: enable feature `redis-cluster` of mcp-runtime"
+        );
+    }
+
+    #[cfg(feature = "redis-tls")]
+    #[test]
+    fn tls_settings_need_a_rediss_url_and_a_ca_that_holds_a_certificate() {
+        let plain = RedisStore::open("redis://127.0.0.1:6379").unwrap();
+        let err = plain.with_tls(&RedisTls::new()).unwrap_err();
+        assert_eq!(err.to_string(), "state store (redis): 127.0.0.1:6379: TLS settings need a `rediss://` URL");
+        let tls = RedisStore::open("rediss://127.0.0.1:6379").unwrap();
+        let err = tls.with_tls(&RedisTls::new().ca_pem("not a certificate")).unwrap_err();
+        assert_eq!(err.to_string(), "state store (redis): the CA given for `rediss://` holds no PEM certificate");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use indexmap::IndexMap;
 use mcp_core::ToolError;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -258,9 +259,42 @@ impl StoreError {
 }
 
 /// The in-memory store: one process's, gone when it ends. The default.
+///
+/// Every write (`set`, `compare_and_set`, `increment`, `delete`, `take`) also looks at the
+/// next [`SWEEP_PER_WRITE`] entries in turn and drops the expired ones, so that keys nobody
+/// reads again do not stay: an expired entry is gone within one pass of those writes over
+/// the map, at a bounded cost per write.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    entries: Mutex<HashMap<String, Entry>>,
+    entries: Mutex<Entries>,
+}
+
+#[derive(Debug, Default)]
+struct Entries {
+    map: IndexMap<String, Entry>,
+    /// The next entry the sweep looks at.
+    cursor: usize,
+}
+
+/// Entries each write looks at for expiry: more than the one entry a write can add, so that
+/// the sweep keeps up with any rate of writes.
+const SWEEP_PER_WRITE: usize = 2;
+
+impl Entries {
+    /// Drops the expired ones among the next [`SWEEP_PER_WRITE`] entries.
+    fn sweep(&mut self, now: tokio::time::Instant) {
+        for _ in 0..SWEEP_PER_WRITE {
+            if self.cursor >= self.map.len() {
+                self.cursor = 0;
+            }
+            match self.map.get_index(self.cursor) {
+                None => return,
+                // The last entry moves into its place, and is looked at next.
+                Some((_, entry)) if entry.expires <= now => drop(self.map.swap_remove_index(self.cursor)),
+                Some(_) => self.cursor += 1,
+            }
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -275,53 +309,63 @@ impl Entry {
     }
 }
 
+/// When a value written at `now` for `ttl` expires: past the end of time, in a century.
+fn expiry(now: tokio::time::Instant, ttl: Duration) -> tokio::time::Instant {
+    now.checked_add(ttl).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400))
+}
+
 impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
         MemoryStore::default()
     }
 
-    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+    fn entries(&self) -> std::sync::MutexGuard<'_, Entries> {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The map with the next entries swept, for a write.
+    fn for_write(&self, now: tokio::time::Instant) -> std::sync::MutexGuard<'_, Entries> {
+        let mut entries = self.entries();
+        entries.sweep(now);
+        entries
     }
 }
 
-/// Every this many keys, a `set` first drops the expired ones, so that keys nobody reads again
-/// do not stay.
-const SWEEP_AT: usize = 1024;
-
 impl StateStore for MemoryStore {
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
-        let value = self.entries().get(key).filter(|e| e.live()).map(|e| e.value.clone());
+        let value = self.entries().map.get(key).filter(|e| e.live()).map(|e| e.value.clone());
         Box::pin(std::future::ready(Ok(value)))
     }
 
     fn set<'a>(&'a self, key: &'a str, value: String, ttl: Duration) -> BoxFuture<'a, Result<(), StoreError>> {
         let now = tokio::time::Instant::now();
-        let mut entries = self.entries();
-        if entries.len() >= SWEEP_AT && entries.len().is_power_of_two() {
-            entries.retain(|_, e| e.expires > now);
-        }
-        let expires = now.checked_add(ttl).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400));
-        entries.insert(key.to_owned(), Entry { value, expires });
+        self.for_write(now).map.insert(key.to_owned(), Entry { value, expires: expiry(now, ttl) });
         Box::pin(std::future::ready(Ok(())))
     }
 
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
-        let removed = self.entries().remove(key).is_some_and(|e| e.live());
+        let now = tokio::time::Instant::now();
+        let removed = self.for_write(now).map.swap_remove(key).is_some_and(|e| e.expires > now);
         Box::pin(std::future::ready(Ok(removed)))
     }
 
     fn list<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
-        let mut keys: Vec<String> =
-            self.entries().iter().filter(|(k, e)| k.starts_with(prefix) && e.live()).map(|(k, _)| k.clone()).collect();
+        let mut keys: Vec<String> = self
+            .entries()
+            .map
+            .iter()
+            .filter(|(k, e)| k.starts_with(prefix) && e.live())
+            .map(|(k, _)| k.clone())
+            .collect();
         keys.sort();
         Box::pin(std::future::ready(Ok(keys)))
     }
 
     fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
         // One lock around the removal: of concurrent takers, exactly one finds the entry.
-        let value = self.entries().remove(key).filter(Entry::live).map(|e| e.value);
+        let now = tokio::time::Instant::now();
+        let value = self.for_write(now).map.swap_remove(key).filter(|e| e.expires > now).map(|e| e.value);
         Box::pin(std::future::ready(Ok(value)))
     }
 
@@ -334,28 +378,26 @@ impl StateStore for MemoryStore {
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         // One lock around the comparison and the write.
         let now = tokio::time::Instant::now();
-        let mut entries = self.entries();
-        let current = entries.get(key).filter(|e| e.live()).map(|e| e.value.as_str());
+        let mut entries = self.for_write(now);
+        let current = entries.map.get(key).filter(|e| e.expires > now).map(|e| e.value.as_str());
         let set = current == expected;
         if set {
-            let expires = now.checked_add(ttl).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400));
-            entries.insert(key.to_owned(), Entry { value, expires });
+            entries.map.insert(key.to_owned(), Entry { value, expires: expiry(now, ttl) });
         }
         Box::pin(std::future::ready(Ok(set)))
     }
 
     fn increment<'a>(&'a self, key: &'a str, by: i64) -> BoxFuture<'a, Result<i64, StoreError>> {
         // One lock around the read and the write; the key keeps its expiry.
-        let mut entries = self.entries();
-        let live = entries.get_mut(key).filter(|e| e.live());
+        let now = tokio::time::Instant::now();
+        let mut entries = self.for_write(now);
+        let live = entries.map.get_mut(key).filter(|e| e.expires > now);
         let sum = add(key, live.as_ref().map(|e| e.value.as_str()), by);
         if let Ok(sum) = sum {
             if let Some(entry) = live {
                 entry.value = sum.to_string();
             } else {
-                let now = tokio::time::Instant::now();
-                let expires = now.checked_add(NO_TTL).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400));
-                entries.insert(key.to_owned(), Entry { value: sum.to_string(), expires });
+                entries.map.insert(key.to_owned(), Entry { value: sum.to_string(), expires: expiry(now, NO_TTL) });
             }
         }
         Box::pin(std::future::ready(sum))
@@ -674,6 +716,26 @@ mod tests {
         assert!(!store.compare_and_set("c", Some("3"), "4".into(), Duration::from_secs(10)).await.unwrap());
         assert!(store.compare_and_set("c", None, "4".into(), Duration::from_secs(10)).await.unwrap());
         assert_eq!(store.get("c").await.unwrap().as_deref(), Some("4"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn expired_entries_go_on_later_writes_without_a_read_of_them() {
+        // Task records are written with compare-and-set only, and read no more once their
+        // task is done: each later write drops some of the expired ones.
+        let store = MemoryStore::new();
+        for i in 0..100 {
+            assert!(
+                store.compare_and_set(&format!("task:{i}"), None, "{}".into(), Duration::from_secs(10)).await.unwrap()
+            );
+        }
+        tokio::time::advance(Duration::from_secs(10)).await;
+        assert!(store.compare_and_set("other", None, "0".into(), NO_TTL).await.unwrap());
+        for i in 0..50 {
+            let (now, next) = (i.to_string(), (i + 1).to_string());
+            assert!(store.compare_and_set("other", Some(&now), next, NO_TTL).await.unwrap());
+        }
+        assert_eq!(store.entries().map.len(), 1, "the 100 expired entries are gone, the live one stays");
+        assert_eq!(store.get("other").await.unwrap().as_deref(), Some("50"));
     }
 
     #[tokio::test]

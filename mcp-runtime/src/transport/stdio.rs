@@ -3,11 +3,13 @@
 //! pool), so the loop reads on, and a cancellation or EOF is seen whatever the handlers do.
 //!
 //! One exception, for speed: a tool written as a fn without `async` and without a time limit,
-//! once 16 of its runs each finished within the blocking limit (1 ms), runs on the loop
-//! itself (no task, no thread hop; its answer goes out in the same write as the answers to
+//! once 16 of its runs in a row each finished within the blocking limit (1 ms), runs on the
+//! loop itself (no task, no thread hop; its answer goes out in the same write as the answers to
 //! every other line that was already read). Should such a call turn slow, it holds the loop
-//! for its duration once: that run marks the tool blocking, and its calls go to the blocking
-//! pool from then on (`tests/tests/protocol/stdio_inline.rs`).
+//! for its duration, and the tool's calls run in tasks until it has run quickly twice as
+//! many times in a row as it needed before: 32, then 64, and so on. So a tool slow once every
+//! `n` calls holds the loop at most `log2(n / 16) + 1` times in all, once for `n` up to 32
+//! (`features/tools/pace.rs`, `tests/tests/protocol/stdio_inline.rs`).
 //!
 //! Memory stays bounded by the configured limits whatever the client does:
 //! - answers: while 64 KiB wait to be written, requests are not served but parked, and
@@ -54,6 +56,7 @@ impl Server {
     /// threads, requests, cancellations and EOF are read, and pings answered.
     pub async fn serve_stdio(self) -> Result<(), Error> {
         let calls = tokio::runtime::Handle::current();
+        let flush_grace = self.shared.options.otel_flush_grace;
         let (done, served) = tokio::sync::oneshot::channel();
         std::thread::Builder::new().name("mcp-stdio".into()).spawn(move || {
             let result =
@@ -75,8 +78,7 @@ impl Server {
             let _ = done.send(result);
         })?;
         let served = served.await.unwrap_or_else(|_| Err(std::io::Error::other("the stdio thread panicked").into()));
-        crate::transport::flush_telemetry().await;
-        crate::context::logging::flush_stderr(Duration::from_millis(500));
+        crate::transport::flush_telemetry(flush_grace).await;
         served
     }
 
@@ -87,8 +89,9 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        let flush_grace = self.shared.options.otel_flush_grace;
         let served = self.serve_on(input, output, &tokio::runtime::Handle::current(), std::future::pending()).await;
-        crate::transport::flush_telemetry().await;
+        crate::transport::flush_telemetry(flush_grace).await;
         served
     }
 

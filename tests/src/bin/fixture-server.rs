@@ -24,9 +24,12 @@
 //!   5 s) and `FIXTURE_SHUTDOWN_GRACE_MS=<ms>` (`shutdown_grace`: then how long accepted
 //!   requests and running tasks may finish before the tasks still running are released as
 //!   `failed`). The probes are at `/healthz` and `/readyz`.
-//! - `FIXTURE_STATE_STORE=<url>`: the state store (`memory:`, the default, or
-//!   `redis://host:port`), shared by every replica given the same URL; with Redis, tasks
-//!   live there too and events (list changes, task changes) reach every replica;
+//! - `FIXTURE_STATE_STORE=<url>`: the state store (`memory:`, the default, `redis://host:port`,
+//!   `rediss://host:port`, or the `redis://` URLs of a Redis Cluster's nodes separated by
+//!   commas), shared by every replica given the same URL; with Redis, tasks live there too
+//!   and events (list changes, task changes) reach every replica. `FIXTURE_REDIS_CA=<PEM
+//!   file>`: a `rediss://` server's certificate is checked against that CA instead of the
+//!   system's roots;
 //! - `FIXTURE_TASK_LEASE_MS=<ms>`, `FIXTURE_TASK_TTL_MS=<ms>`: how long a replica vouches
 //!   for a task it runs between renewals, and how long a task lives;
 //! - `FIXTURE_REQUEST_STATE_KEY=<key>`: the key that seals `requestState` (at least 32
@@ -47,11 +50,27 @@
 //!   `FIXTURE_AUTH_*` variables), holds those scopes only (`local_principal`); unset, it
 //!   holds every scope.
 //! - `OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard `OTEL_*` variables: spans and
-//!   metrics exported over OTLP/HTTP (`ServerBuilder::otel`); without an endpoint, nothing.
+//!   metrics exported over OTLP/HTTP (`ServerBuilder::otel`), over TLS to an `https://` one
+//!   (feature `otel-tls`, `OTEL_EXPORTER_OTLP_CERTIFICATE`); without an endpoint, nothing.
 //! - `FIXTURE_RATE_LIMIT=<n>/s` (or `/min`, `/h`): the rate-limit hook, per principal, else
 //!   per client address, else per connection; shared by the replicas through the store when
 //!   `FIXTURE_STATE_STORE` is set.
 //! - `FIXTURE_AUDIT=stderr`: the audit hook, one JSON line per call on stderr.
+
+/// `FIXTURE_STATE_STORE`, with `FIXTURE_REDIS_CA` for a `rediss://` Redis behind a private CA.
+fn state_store(builder: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder {
+    let Ok(url) = std::env::var("FIXTURE_STATE_STORE") else { return builder };
+    match std::env::var_os("FIXTURE_REDIS_CA") {
+        Some(ca) => match mcp_tests::redis::store(&url, Some(std::path::Path::new(&ca))) {
+            Ok(store) => builder.state_store(store),
+            Err(e) => {
+                eprintln!("fixture-server: FIXTURE_STATE_STORE with FIXTURE_REDIS_CA: {e}");
+                std::process::exit(1);
+            }
+        },
+        None => builder.state_store_url(&url),
+    }
+}
 
 fn number(name: &str) -> Option<u64> {
     let value = std::env::var(name).ok()?;
@@ -131,9 +150,7 @@ async fn main() -> Result<(), mcp_runtime::Error> {
     if let Some(auth) = authorization() {
         builder = builder.authorization(auth);
     }
-    if let Ok(url) = std::env::var("FIXTURE_STATE_STORE") {
-        builder = builder.state_store_url(&url);
-    }
+    builder = state_store(builder);
     if let Ok(key) = std::env::var("FIXTURE_REQUEST_STATE_KEY") {
         builder = builder.request_state_key("FIXTURE_REQUEST_STATE_KEY", key);
     }

@@ -145,3 +145,138 @@ fn a_rate_limited_read_is_32023_with_retry_after_under_the_draft_switch() {
         assert!((1..=60_000).contains(&wait), "one read a minute: {wait}");
     }
 }
+
+/// `Audit::json_lines(std::io::stderr())`, the documented example, to a stderr nobody reads:
+/// the records go through a bounded queue, as the logs do, and every call is answered.
+#[test]
+fn audit_to_a_stderr_nobody_reads_holds_up_no_call() {
+    let pipes = Pipes { stderr_unread: true, stdin_thread: true, ..Pipes::default() };
+    let mut c = Client::spawn_with(FIXTURE, &[("FIXTURE_AUDIT", "stderr")], pipes);
+    c.initialize();
+    // A record is a line of JSON: the 64 KiB pipe is full within a few hundred calls.
+    let calls: Vec<i64> =
+        (0..2001).map(|_| c.request("tools/call", json!({"name": "echo", "arguments": {"text": "x"}}))).collect();
+    let ping = c.request("ping", json!({}));
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut answered = std::collections::HashMap::new();
+    while answered.len() < calls.len() + 1 {
+        let Some(message) = c.recv_within(deadline.saturating_duration_since(std::time::Instant::now())) else {
+            panic!("{} of 2,001 calls and the ping answered within 30 s, stderr unread", answered.len());
+        };
+        if let Some(id) = message.get("id").and_then(Value::as_i64) {
+            answered.insert(id, message);
+        }
+    }
+    for id in calls {
+        assert_eq!(answered[&id]["result"], json!({"content": [{"type": "text", "text": "x"}]}), "call {id}");
+    }
+    assert_eq!(answered[&ping]["result"], json!({}));
+}
+
+/// `_meta` of a 2026-07-28 request, with or without the tasks extension.
+fn modern_meta(with_tasks: bool) -> Value {
+    let mut caps = json!({});
+    if with_tasks {
+        caps["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+    }
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": caps})
+}
+
+/// The answer to one request (notifications before it skipped).
+fn answer_to(c: &mut Client, method: &str, params: Value) -> Value {
+    let id = c.request(method, params);
+    loop {
+        let message = c.recv();
+        if message["id"] == json!(id) {
+            return message;
+        }
+    }
+}
+
+/// The request id an envelope's text ends with (`… · request <id>)`).
+fn envelope_request_id(result: &Value) -> String {
+    let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("an envelope: {result}"));
+    text.rsplit("request ").next().unwrap_or_default().trim_end_matches(')').to_owned()
+}
+
+/// A call that goes on as a task is audited once, when the task ends, with the task's
+/// outcome: a declared failure or a panic is the `tool_error` a synchronous call records (not
+/// the `success` of its `CreateTaskResult`), timed to the task's end; a cancelled task is
+/// `cancelled`.
+#[test]
+fn a_call_that_goes_on_as_a_task_is_audited_once_with_how_the_task_ended() {
+    let mut c = Client::spawn_with(FIXTURE, &[("FIXTURE_AUDIT", "stderr")], Pipes::default());
+    // Requests written as they are: each carries its own `_meta`.
+    c.set_era(mcp_tests::client::ClientEra::Legacy);
+    let call = |c: &mut Client, arguments: Value, with_tasks: bool| {
+        answer_to(
+            c,
+            "tools/call",
+            json!({"name": "slow_job", "arguments": arguments, "_meta": modern_meta(with_tasks)}),
+        )
+    };
+    let task_end = |c: &mut Client, created: &Value| -> Value {
+        assert_eq!(created["result"]["resultType"], "task", "{created}");
+        let id = created["result"]["taskId"].as_str().expect("a task id").to_owned();
+        let started = std::time::Instant::now();
+        loop {
+            let task = answer_to(c, "tasks/get", json!({"taskId": id, "_meta": modern_meta(true)}))["result"].clone();
+            if ["completed", "failed", "cancelled"].contains(&task["status"].as_str().unwrap_or_default()) {
+                return task;
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "{task}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    // By request id: a task's declared failure and panic, and the same calls synchronous.
+    let mut failures = Vec::new();
+    for outcome in ["declared", "panic"] {
+        let created = call(&mut c, json!({"ms": 50, "outcome": outcome}), true);
+        let task = task_end(&mut c, &created);
+        let inline = call(&mut c, json!({"ms": 50, "outcome": outcome}), false);
+        failures.push((envelope_request_id(&task["result"]), envelope_request_id(&inline["result"])));
+    }
+    let ok = call(&mut c, json!({"ms": 50}), true);
+    assert_eq!(task_end(&mut c, &ok)["status"], "completed");
+    let long = call(&mut c, json!({"ms": 60_000}), true);
+    let id = long["result"]["taskId"].clone();
+    let cancelled = answer_to(&mut c, "tasks/cancel", json!({"taskId": id, "_meta": modern_meta(true)}));
+    assert!(cancelled.get("result").is_some(), "{cancelled}");
+    assert_eq!(task_end(&mut c, &long)["status"], "cancelled");
+
+    c.close_stdin();
+    assert_eq!(c.wait_exit(Duration::from_secs(10)), Some(0));
+    let mut records: Vec<Value> = c
+        .stderr()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r.get("method").is_some())
+        .collect();
+    // One record per call: four tasks, two synchronous calls (tasks/* are not hooked).
+    assert_eq!(records.len(), 6, "{records:#?}");
+    let mut durations = std::collections::HashMap::new();
+    for record in &mut records {
+        let fields = record.as_object_mut().expect("an object");
+        assert!(fields.remove("atMs").is_some_and(|at| at.as_u64().is_some()), "{fields:?}");
+        let duration = fields.remove("durationMs").and_then(|d| d.as_f64()).expect("durationMs");
+        durations.insert(fields.get("requestId").cloned().unwrap_or_else(|| json!(fields["outcome"])), duration);
+    }
+    let by = |key: Value| records.iter().find(|r| r.get("requestId").unwrap_or(&r["outcome"]) == &key).cloned();
+    let expected = |outcome: &str, code: i64, reason: &str, request_id: &str| {
+        json!({"who": "connection 1", "method": "tools/call", "name": "slow_job", "era": "2026-07-28",
+               "transport": "stdio", "outcome": outcome, "code": code, "reason": reason, "requestId": request_id})
+    };
+    for ((task, inline), (code, reason)) in failures.iter().zip([(-32000, "job_failed"), (-32603, "internal_error")]) {
+        assert_eq!(by(json!(task)), Some(expected("tool_error", code, reason, task)), "the task's record");
+        assert_eq!(by(json!(inline)), Some(expected("tool_error", code, reason, inline)), "the synchronous call's");
+        // Timed from the request to the task's end, which ran 50 ms.
+        assert!(durations[&json!(task)] >= 50.0, "{durations:?}");
+    }
+    let plain = |outcome: &str| {
+        json!({"who": "connection 1", "method": "tools/call", "name": "slow_job", "era": "2026-07-28",
+               "transport": "stdio", "outcome": outcome})
+    };
+    assert_eq!(by(json!("success")), Some(plain("success")), "{records:#?}");
+    assert!(durations[&json!("success")] >= 50.0, "{durations:?}");
+    assert_eq!(by(json!("cancelled")), Some(plain("cancelled")), "{records:#?}");
+}

@@ -4,10 +4,11 @@
 //! What a span must carry is compared whole: the exact set of attributes.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use mcp_tests::client::{Client, ClientEra};
-use mcp_tests::otlp::{Attr, Receiver, Span};
+use mcp_tests::otlp::{Attr, Receiver, Span, Stalled};
 use serde_json::{Value, json};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture-server");
@@ -392,20 +393,221 @@ fn without_an_endpoint_nothing_is_sent() {
     assert!(!c.stderr().contains("OpenTelemetry"), "{}", c.stderr());
 }
 
+/// A private CA, another one, and a certificate for `localhost` that the first signs, made
+/// with `openssl` into a fresh directory: `ca.pem`, `other-ca.pem`, `server.pem`, `server.key`.
+fn pki(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-otel-tls-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("openssl runs (apt-get install openssl)");
+        assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
+    for ca in ["ca", "other-ca"] {
+        let (key, pem, subject) = (format!("{ca}.key"), format!("{ca}.pem"), format!("/CN=mcp-runtime test {ca}"));
+        let mut args = vec!["req", "-x509"];
+        args.extend(ec);
+        args.extend(["-keyout", &key, "-out", &pem, "-days", "2", "-subj", &subject]);
+        args.extend(["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"]);
+        run(&args);
+    }
+    let mut args = vec!["req"];
+    args.extend(ec);
+    args.extend(["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"]);
+    run(&args);
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n",
+    )
+    .expect("write");
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+    ]);
+    dir
+}
+
+fn path(dir: &std::path::Path, file: &str) -> String {
+    dir.join(file).to_str().expect("a UTF-8 path").to_owned()
+}
+
 #[test]
-fn an_endpoint_that_needs_tls_is_refused_with_what_to_do() {
-    let mut c = Client::spawn_with(
-        FIXTURE,
-        &[("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector.example:4318")],
-        mcp_tests::client::Pipes::default(),
+fn over_https_spans_and_metrics_arrive_with_the_given_ca() {
+    let dir = pki("given");
+    let receiver = Receiver::start_tls(&dir.join("server.pem"), &dir.join("server.key"));
+    let ca = path(&dir, "ca.pem");
+    let mut c = spawn(&receiver, "http/protobuf", false, &[("OTEL_EXPORTER_OTLP_CERTIFICATE", &ca)]);
+    c.initialize();
+    let id = c.request("tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}}));
+    assert_eq!(c.recv()["result"]["structuredContent"], json!({"sum": 5}));
+    stop(&mut c);
+    let spans = receiver.spans();
+    let span = the_span(&spans, "tools/call add", id);
+    assert_eq!(span.kind, SERVER);
+    assert!(
+        receiver.histograms().iter().any(|h| h.metric == "mcp.server.operation.duration"),
+        "{:?}",
+        receiver.histograms()
+    );
+    assert_eq!(receiver.refused_handshakes(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn over_https_a_signal_s_own_certificate_wins_and_an_unknown_ca_is_refused() {
+    let dir = pki("per-signal");
+    let receiver = Receiver::start_tls(&dir.join("server.pem"), &dir.join("server.key"));
+    // Spans trust the CA that signed the collector's certificate; metrics another one.
+    let (ca, other) = (path(&dir, "ca.pem"), path(&dir, "other-ca.pem"));
+    let mut c = spawn(
+        &receiver,
+        "http/protobuf",
+        false,
+        &[("OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", &ca), ("OTEL_EXPORTER_OTLP_CERTIFICATE", &other)],
     );
     c.initialize();
-    assert_eq!(c.call("add", json!({"a": 1, "b": 1}))["structuredContent"], json!({"sum": 2}), "the server serves on");
+    let id = c.request("tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}}));
+    assert_eq!(c.recv()["result"]["structuredContent"], json!({"sum": 5}), "calls are unaffected");
     stop(&mut c);
+    the_span(&receiver.spans(), "tools/call add", id);
+    assert!(receiver.histograms().is_empty(), "{:?}", receiver.histograms());
+    assert!(receiver.refused_handshakes() > 0, "the metrics' exporter did not trust the collector");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn over_https_a_private_ca_is_not_trusted_by_default_and_calls_go_on() {
+    let dir = pki("default-roots");
+    let receiver = Receiver::start_tls(&dir.join("server.pem"), &dir.join("server.key"));
+    for certificate in [None, Some(path(&dir, "other-ca.pem"))] {
+        let extra: Vec<(&str, &str)> =
+            certificate.iter().map(|ca| ("OTEL_EXPORTER_OTLP_CERTIFICATE", ca.as_str())).collect();
+        let mut c = spawn(&receiver, "http/protobuf", true, &extra);
+        c.initialize();
+        for i in 0..3 {
+            assert_eq!(c.call("add", json!({"a": i, "b": 1}))["structuredContent"], json!({"sum": i + 1}));
+        }
+        stop(&mut c);
+        assert!(receiver.spans().is_empty(), "{:?}", receiver.spans());
+        assert!(receiver.refused_handshakes() > 0, "the exporter did not trust the collector");
+        let stderr = c.stderr();
+        let endpoint = format!("{}/v1/traces", receiver.endpoint());
+        assert!(
+            stderr.contains(&format!(
+                "an OTLP export failed endpoint={endpoint} error=invalid peer certificate: UnknownIssuer"
+            )),
+            "the failed export is logged with its cause: {stderr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_long_uri_is_cut_in_the_span() {
+    let receiver = Receiver::start();
+    let mut c = spawn(&receiver, "http/protobuf", false, &[]);
+    c.initialize();
+    // Two bytes a character: the cut is at a character boundary, counted in characters.
+    let uri = format!("secret://{}", "é".repeat(5000));
+    let id = c.request("resources/read", json!({"uri": uri}));
+    let answer = c.recv();
+    assert_eq!(answer["id"], json!(id), "{answer}");
+    stop(&mut c);
+    let spans = receiver.spans();
+    let span = the_span(&spans, "resources/read", id);
+    let cut: String = uri.chars().take(1024).chain(['…']).collect();
+    assert_eq!(
+        span.attributes,
+        strs(&[
+            ("mcp.method.name", "resources/read"),
+            ("mcp.resource.uri", &cut),
+            ("jsonrpc.request.id", &id.to_string()),
+            ("mcp.protocol.version", "2025-11-25"),
+            ("network.transport", "pipe"),
+        ])
+    );
+}
+
+/// Reads with 1 MiB URIs against a collector that takes bodies and never answers: the spans
+/// wait for export, cut, and the server's memory stays bounded. `MCP_TEST_LONG_READS` sets
+/// how many (default 150; issue 46 measured 3,000).
+#[test]
+fn against_a_stalled_collector_long_uris_keep_memory_bounded() {
+    let reads: usize = std::env::var("MCP_TEST_LONG_READS").ok().and_then(|n| n.parse().ok()).unwrap_or(150);
+    let collector = Stalled::start();
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50".to_owned()),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "600000".to_owned()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut c = Client::spawn_with(FIXTURE, &env, mcp_tests::client::Pipes::default());
+    c.initialize();
+    let uri = format!("secret://{}", "u".repeat(1 << 20));
+    let mut peak = 0;
+    for i in 0..reads {
+        let id = c.request("resources/read", json!({"uri": uri}));
+        let answer = c.recv_within(Duration::from_secs(30)).expect("an answer");
+        assert_eq!(answer["id"], json!(id), "read {i}");
+        if i % 20 == 0 {
+            peak = peak.max(c.status_kib("VmRSS").expect("VmRSS"));
+        }
+    }
+    peak = peak.max(c.status_kib("VmRSS").expect("VmRSS"));
+    let hwm = c.status_kib("VmHWM").expect("VmHWM");
+    eprintln!("{reads} reads of 1 MiB URIs, stalled collector: VmRSS peak {peak} KiB, VmHWM {hwm} KiB");
+    assert!(collector.received() > 0, "the exporter sent to the stalled collector");
+    assert!(peak < 100 * 1024, "VmRSS {peak} KiB after {reads} reads of 1 MiB URIs (bound: 100 MiB)");
+}
+
+/// At EOF, the last export waits for a stalled collector no longer than the flush grace
+/// (default 2 s): the server exits, a client's shutdown need not kill it.
+#[test]
+fn at_eof_a_stalled_collector_holds_the_exit_no_longer_than_the_flush_grace() {
+    let collector = Stalled::start();
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50".to_owned()),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "600000".to_owned()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut c = Client::spawn_with(FIXTURE, &env, mcp_tests::client::Pipes::default());
+    c.initialize();
+    for i in 0..5 {
+        assert_eq!(c.call("add", json!({"a": i, "b": 1}))["structuredContent"], json!({"sum": i + 1}));
+    }
+    // An export is under way and stalled; the calls after it wait in the queue.
+    let started = Instant::now();
+    while collector.received() == 0 && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(collector.received() > 0, "the exporter sent to the stalled collector");
+    let _ = c.call("add", json!({"a": 1, "b": 1}));
+    let eof = Instant::now();
+    c.close_stdin();
+    assert_eq!(c.wait_exit(Duration::from_secs(30)), Some(0), "{}", c.stderr());
+    let took = eof.elapsed();
+    assert!(took < Duration::from_millis(3500), "exited {took:?} after EOF (flush grace 2 s); stderr:\n{}", c.stderr());
     assert!(
-        c.stderr().contains(
-            "OpenTelemetry export is off: endpoint \"https://collector.example:4318\": this server exports over plain http:// only"
-        ),
+        c.stderr().contains("the collector did not take the last spans and metrics within the flush grace"),
         "{}",
         c.stderr()
     );

@@ -230,9 +230,15 @@ fn a_key_shorter_than_32_bytes_stops_the_server_by_the_settings_name_never_the_k
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown state store `postgres:`"));
 }
 
+/// A key of a handler's scope, `mcp:<namespace>:<tenant>:<name>` (a namespace of its own),
+/// which a Redis Cluster keeps with its scope's index.
+fn scoped(name: &str) -> String {
+    format!("mcp:{}:tenant:{name}", unique("ns"))
+}
+
 /// Of 1,000 concurrent `take`s of one live key, exactly one wins.
 async fn one_winner(store: Arc<dyn StateStore>) {
-    let key = unique("take");
+    let key = scoped("take");
     store.set(&key, "\"v\"".into(), Duration::from_secs(60)).await.expect("set");
     let takers: Vec<_> = (0..1000)
         .map(|_| {
@@ -248,17 +254,9 @@ async fn one_winner(store: Arc<dyn StateStore>) {
     assert_eq!(store.get(&key).await.expect("get"), None);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn of_a_thousand_concurrent_takes_exactly_one_wins_on_each_backend() {
-    one_winner(Arc::new(MemoryStore::new())).await;
-    let redis = Redis::shared();
-    one_winner(mcp_runtime::store_from_url(&redis.url()).expect("a Redis store")).await;
-}
-
-/// Compare-and-set: absent means absent, a stale expectation loses, and of 1,000 concurrent
-/// writers that expect the same value exactly one writes; an expired key is absent.
-async fn one_writer(store: Arc<dyn StateStore>) {
-    let key = unique("cas");
+/// Compare-and-set on `key`: absent means absent, a stale expectation loses, and of 1,000
+/// concurrent writers that expect the same value exactly one writes; an expired key is absent.
+async fn one_writer(store: Arc<dyn StateStore>, key: String) {
     let ttl = Duration::from_secs(60);
     assert!(store.compare_and_set(&key, None, "v0".into(), ttl).await.expect("cas"), "absent: set");
     assert!(!store.compare_and_set(&key, None, "again".into(), ttl).await.expect("cas"), "present: kept");
@@ -278,25 +276,18 @@ async fn one_writer(store: Arc<dyn StateStore>) {
     assert_eq!(winners, 1);
     let written = store.get(&key).await.expect("get").expect("a value");
     assert!(written.starts_with('w'), "{written}");
-    let short = unique("cas-ttl");
+    let short = format!("{key}-ttl");
     assert!(store.compare_and_set(&short, None, "x".into(), Duration::from_millis(100)).await.expect("cas"));
     tokio::time::sleep(Duration::from_millis(250)).await;
     assert!(!store.compare_and_set(&short, Some("x"), "y".into(), ttl).await.expect("cas"), "expired: no match");
     assert!(store.compare_and_set(&short, None, "y".into(), ttl).await.expect("cas"), "expired: absent");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn of_a_thousand_concurrent_compare_and_sets_exactly_one_wins_on_each_backend() {
-    one_writer(Arc::new(MemoryStore::new())).await;
-    let redis = Redis::shared();
-    one_writer(mcp_runtime::store_from_url(&redis.url()).expect("a Redis store")).await;
-}
-
 /// A rate limit's budget: of 200 concurrent takes of a burst of 10 (one more a second),
 /// exactly 10 pass, and each refusal says when the next call fits (within the interval); the
 /// key expires once the budget is whole again.
 async fn one_budget(store: Arc<dyn StateStore>) {
-    let key = unique("rate");
+    let key = unique("fixture:rate:p:alice");
     let takers: Vec<_> = (0..200)
         .map(|_| {
             let (store, key) = (Arc::clone(&store), key.clone());
@@ -320,28 +311,90 @@ async fn one_budget(store: Arc<dyn StateStore>) {
     assert_eq!(store.get(&short).await.expect("get"), None, "expired once whole");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn of_two_hundred_concurrent_rate_takes_the_burst_passes_once_on_each_backend() {
-    one_budget(Arc::new(MemoryStore::new())).await;
-    let redis = Redis::shared();
-    one_budget(mcp_runtime::store_from_url(&redis.url()).expect("a Redis store")).await;
+/// TTLs, listing by prefix (within a scope: a key of the scope outside the prefix, an
+/// expired key, a deleted key and a taken key are not listed), and delete.
+async fn ttls_lists_and_deletes(store: Arc<dyn StateStore>) {
+    let prefix = scoped("list:");
+    for (key, ttl) in [("a", 60_000), ("b*", 60_000), ("c", 150), ("d", 60_000), ("e", 60_000)] {
+        store.set(&format!("{prefix}{key}"), "1".into(), Duration::from_millis(ttl)).await.expect("set");
+    }
+    let other = format!("{}x:other", prefix.trim_end_matches(':'));
+    store.set(&other, "1".into(), Duration::from_secs(60)).await.expect("set");
+    let forever = format!("{prefix}f");
+    assert!(store.compare_and_set(&forever, None, "1".into(), mcp_runtime::NO_TTL).await.expect("cas"));
+    assert_eq!(store.increment(&format!("{prefix}g"), 2).await.expect("increment"), 2);
+    assert!(store.delete(&format!("{prefix}d")).await.expect("delete"));
+    assert_eq!(store.take(&format!("{prefix}e")).await.expect("take").as_deref(), Some("1"));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let listed = store.list(&prefix).await.expect("list");
+    let expected: Vec<String> = ["a", "b*", "f", "g"].iter().map(|k| format!("{prefix}{k}")).collect();
+    assert_eq!(listed, expected, "the expired, deleted and taken keys are gone");
+    assert!(store.delete(&format!("{prefix}a")).await.expect("delete"));
+    assert!(!store.delete(&format!("{prefix}a")).await.expect("delete"));
+    assert_eq!(store.get(&format!("{prefix}c")).await.expect("get"), None);
+    assert_eq!(store.list(&prefix).await.expect("list"), expected[1..].to_vec());
+    assert_eq!(store.list(&format!("{prefix}zz")).await.expect("list"), Vec::<String>::new());
 }
 
-#[tokio::test]
-async fn the_redis_store_keeps_ttls_lists_by_prefix_and_deletes() {
+/// The store suite, the same on every backend: atomic take, compare-and-set (on a key of a
+/// handler's scope and on one of none, as tasks use), the rate limit's budget, TTLs,
+/// listing, and the scoped `State` handle.
+async fn suite(store: Arc<dyn StateStore>) {
+    one_winner(Arc::clone(&store)).await;
+    one_writer(Arc::clone(&store), scoped("cas")).await;
+    one_writer(Arc::clone(&store), unique("mcp-task:cas")).await;
+    one_budget(Arc::clone(&store)).await;
+    ttls_lists_and_deletes(Arc::clone(&store)).await;
+    state_handle(store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_store_suite_passes_in_memory_and_on_one_redis() {
+    suite(Arc::new(MemoryStore::new())).await;
     let redis = Redis::shared();
-    let store = mcp_runtime::store_from_url(&redis.url()).expect("a Redis store");
-    let prefix = unique("list");
-    for (key, ttl) in [("a", 60_000), ("b*", 60_000), ("c", 150)] {
-        store.set(&format!("{prefix}:{key}"), "1".into(), Duration::from_millis(ttl)).await.expect("set");
-    }
-    store.set(&format!("{prefix}x:other"), "1".into(), Duration::from_secs(60)).await.expect("set");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let listed = store.list(&format!("{prefix}:")).await.expect("list");
-    assert_eq!(listed, vec![format!("{prefix}:a"), format!("{prefix}:b*")], "the expired key is gone");
-    assert!(store.delete(&format!("{prefix}:a")).await.expect("delete"));
-    assert!(!store.delete(&format!("{prefix}:a")).await.expect("delete"));
-    assert_eq!(store.get(&format!("{prefix}:c")).await.expect("get"), None);
+    suite(mcp_runtime::store_from_url(&redis.url()).expect("a Redis store")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_store_suite_passes_on_a_tls_redis() {
+    let redis = Redis::start_tls();
+    suite(Arc::new(redis.store())).await;
+}
+
+/// A TLS Redis that asks for a client certificate: a store that presents none is refused
+/// (a retryable failure, not a bad value, within the 3 s bound); one that presents the
+/// certificate its CA signed works.
+#[tokio::test]
+async fn a_tls_redis_that_asks_for_a_client_certificate_serves_the_store_that_presents_one() {
+    let redis = Redis::start_tls_asking_for_client_certificates();
+    let key = scoped("mtls");
+    let started = Instant::now();
+    let err = redis.store().set(&key, "1".into(), Duration::from_secs(60)).await.expect_err("no certificate");
+    assert!(!err.is_bad_value() && started.elapsed() < Duration::from_secs(4), "{err} after {:?}", started.elapsed());
+    // The log says why: the connection, not a bare "Io".
+    assert!(err.to_string().starts_with(&format!("state store (redis): 127.0.0.1:{}: Io: ", redis.port())), "{err}");
+    let (chain, private_key) = redis.client_certificate().expect("a TLS Redis");
+    let ca = std::fs::read(redis.ca().expect("a TLS Redis")).expect("the CA");
+    let tls = mcp_runtime::RedisTls::new()
+        .ca_pem(ca)
+        .client_certificate(std::fs::read(chain).expect("the chain"), std::fs::read(private_key).expect("the key"));
+    let store = mcp_runtime::RedisStore::open(&redis.url()).expect("a URL").with_tls(&tls).expect("TLS settings");
+    store.set(&key, "1".into(), Duration::from_secs(60)).await.expect("set");
+    assert_eq!(store.take(&key).await.expect("take").as_deref(), Some("1"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_store_suite_passes_on_a_redis_cluster_of_three_masters() {
+    let redis = Redis::start_cluster();
+    let store = Arc::new(redis.store());
+    suite(Arc::clone(&store) as Arc<dyn StateStore>).await;
+    // A prefix that names no one scope: a cluster has no index to read for it, and says so.
+    let err = store.list("list-").await.expect_err("no scope");
+    assert!(err.is_bad_value(), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "state store (redis): on a Redis Cluster, `list` answers for one scope: its prefix must start with `mcp:<namespace>:<tenant>:` (as every `ctx.state().list` does), and `list-` does not"
+    );
 }
 
 /// Two `fixture-server --http --stateless` replicas sharing one Redis and one key.
@@ -416,8 +469,24 @@ fn a_replica_without_a_key_warns_and_another_refuses_its_states() {
 
 #[test]
 fn a_redis_that_stops_fails_only_what_needs_it_retryably_until_it_returns() {
-    let mut redis = Redis::start();
-    let env = [("FIXTURE_STATE_STORE", redis.url()), ("FIXTURE_REQUEST_STATE_KEY", KEY.to_owned())];
+    stop_and_restart(Redis::start());
+}
+
+#[test]
+fn a_tls_redis_that_stops_fails_only_what_needs_it_retryably_until_it_returns() {
+    stop_and_restart(Redis::start_tls());
+}
+
+#[test]
+fn a_redis_cluster_that_stops_fails_only_what_needs_it_retryably_until_it_returns() {
+    stop_and_restart(Redis::start_cluster());
+}
+
+/// A server on `redis` while it stops and starts again: the calls that need the store fail
+/// retryably, at once, the others are served; the store is used again once it is back.
+fn stop_and_restart(mut redis: Redis) {
+    let mut env = redis.env();
+    env.push(("FIXTURE_REQUEST_STATE_KEY", KEY.to_owned()));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let server = Client::spawn_http(SERVER, &env, &["--stateless"]);
     let port = server.http_port().expect("port");
@@ -533,14 +602,9 @@ fn two_replicas_count_and_claim_as_one() {
 }
 
 /// `increment`, `set_if_absent`, `compare_and_set` and values without a TTL through the
-/// scoped `State` handle of a test context, on each backend; an app keeps an `Arc` of the
-/// store it registers.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn the_state_handle_counts_claims_and_keeps_values_without_a_ttl_on_each_backend() {
-    let redis = Redis::shared();
-    let redis_store = Arc::new(mcp_runtime::RedisStore::open(&redis.url()).expect("a Redis URL"));
-    let backends: Vec<Arc<dyn StateStore>> = vec![Arc::new(MemoryStore::new()), redis_store];
-    for store in backends {
+/// scoped `State` handle of a test context; an app keeps an `Arc` of the store it registers.
+async fn state_handle(store: Arc<dyn StateStore>) {
+    {
         let namespace = unique("counting");
         let server = mcp_tests::fixture::builder(false)
             .state_namespace(namespace.clone())

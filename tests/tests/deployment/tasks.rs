@@ -297,17 +297,34 @@ fn late_tool() -> String {
 
 #[test]
 fn a_listen_stream_on_one_replica_hears_of_a_task_and_a_tool_list_change_on_another() {
-    let redis = Redis::shared();
+    listen_across_replicas(&Redis::shared());
+}
+
+#[test]
+fn over_tls_redis_a_listen_stream_hears_another_replica() {
+    listen_across_replicas(&Redis::start_tls());
+}
+
+#[test]
+fn on_a_redis_cluster_a_listen_stream_hears_another_replica() {
+    listen_across_replicas(&Redis::start_cluster());
+}
+
+/// The bus between replicas on `redis`: a listen stream on B hears of a task on A, its
+/// progress and end, and of A's tool list change.
+fn listen_across_replicas(redis: &Redis) {
     // A: the fixture server in this process (so that the test can change its tool list);
     // B: a fixture-server process. One Redis, one namespace.
     let a = mcp_tests::fixture::builder(false)
-        .state_store_url(&redis.url())
+        .state_store(redis.store())
         .stateless_http(true)
         .build()
         .expect("the fixture server");
     let handle = a.clone();
     let a = mcp_tests::http::InProcess::serve(a);
-    let b = Client::spawn_http(SERVER, &[("FIXTURE_STATE_STORE", redis.url().as_str())], &["--stateless"]);
+    let env = redis.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let b = Client::spawn_http(SERVER, &env, &["--stateless"]);
 
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "slow_job", "arguments": {"ms": 600}, "_meta": meta(true)}});

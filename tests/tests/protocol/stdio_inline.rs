@@ -1,8 +1,10 @@
 //! The transports' fast path for a fn without `async`: once such a tool has run quickly often
 //! enough in a row, its calls run where they were read (on the stdio reader itself, in the
-//! HTTP request's own task), with no task of their own; over stdio, the first call that
-//! holds the thread past the blocking limit takes the tool's later calls off the reader, so a
-//! slow tool holds the reader once (the rule itself: `mcp-runtime/src/tools/pace.rs`).
+//! HTTP request's own task), with no task of their own; over stdio, a call that holds the
+//! thread past the blocking limit takes the tool's later calls off the reader until it has run
+//! quickly twice as many times in a row as before, so a tool slow now and then holds the
+//! reader a bounded number of times; a tool moved to the blocking pool comes back once its
+//! runs are quick again (the rule itself: `mcp-runtime/src/tools/pace.rs`).
 
 use mcp_runtime::prelude::*;
 use serde_json::{Value, json};
@@ -24,6 +26,33 @@ static NAP_MS: AtomicU64 = AtomicU64::new(0);
 fn nap() -> String {
     std::thread::sleep(std::time::Duration::from_millis(NAP_MS.load(Ordering::Relaxed)));
     "rested".to_owned()
+}
+
+/// Calls of `lapse` so far.
+static LAPSES: AtomicU64 = AtomicU64::new(0);
+
+/// Quick, except every 17th call, which holds its thread for 100 ms.
+#[tool]
+fn lapse() -> String {
+    if LAPSES.fetch_add(1, Ordering::Relaxed) % 17 == 16 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    "done".to_owned()
+}
+
+/// How long `dawdle` holds its thread, in milliseconds.
+static DAWDLE_MS: AtomicU64 = AtomicU64::new(0);
+
+/// The name of the test runtime's threads, its workers' and its blocking pool's.
+const RUNTIME_THREADS: &str = "test-runtime";
+
+/// Holds its thread for `DAWDLE_MS`, and says where it ran: on the reader (the test's own
+/// thread, which runs the loop in `block_on`) or on a thread of the runtime (a worker, or the
+/// blocking pool).
+#[tool]
+fn dawdle() -> String {
+    std::thread::sleep(std::time::Duration::from_millis(DAWDLE_MS.load(Ordering::Relaxed)));
+    if std::thread::current().name() == Some(RUNTIME_THREADS) { "runtime" } else { "reader" }.to_owned()
 }
 
 struct Peer {
@@ -56,8 +85,14 @@ impl Peer {
 
 /// Runs `client` against a server serving on in-memory pipes, the loop in `block_on`.
 fn with_server<F: std::future::Future<Output = ()>>(client: impl FnOnce(Peer) -> F) {
-    let server = Server::builder("inline", "1").tool(where_am_i).tool(nap).build().expect("builds");
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let server =
+        Server::builder("inline", "1").tool(where_am_i).tool(nap).tool(lapse).tool(dawdle).build().expect("builds");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name(RUNTIME_THREADS)
+        .enable_all()
+        .build()
+        .expect("runtime");
     let (client_out, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, client_in) = tokio::io::duplex(1 << 16);
     runtime.block_on(async move {
@@ -113,6 +148,63 @@ fn a_sync_tool_that_turns_slow_holds_the_reader_once_then_runs_off_it() {
         peer.send(ping(103)).await;
         let order = [peer.next().await["id"].clone(), peer.next().await["id"].clone()];
         assert_eq!(order, [json!(103), json!(102)], "a tool seen slow no longer runs on the reader");
+        drop(peer);
+    });
+}
+
+#[test]
+fn a_sync_tool_slow_once_every_seventeen_calls_holds_the_reader_once_in_ten_cycles() {
+    with_server(|mut peer| async move {
+        initialize(&mut peer).await;
+        // Behind each slow call a ping: answered after the call when the call held the
+        // reader, at once when it ran off it.
+        let (mut stalls, mut ping_ms) = (Vec::new(), Vec::new());
+        for id in 1..=170_u64 {
+            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "lapse", "arguments": {}}});
+            peer.send(call).await;
+            if id % 17 != 0 {
+                let answer = peer.next().await;
+                assert_eq!(answer["id"], id, "{answer}");
+                continue;
+            }
+            let sent = std::time::Instant::now();
+            peer.send(json!({"jsonrpc": "2.0", "id": 1000 + id, "method": "ping"})).await;
+            let first = peer.next().await;
+            let first_ms = sent.elapsed().as_millis();
+            let second = peer.next().await;
+            let second_ms = sent.elapsed().as_millis();
+            let ids = [first["id"].clone(), second["id"].clone()];
+            if ids == [json!(id), json!(1000 + id)] {
+                stalls.push(id);
+                ping_ms.push(second_ms);
+            } else {
+                assert_eq!(ids, [json!(1000 + id), json!(id)]);
+                ping_ms.push(first_ms);
+            }
+        }
+        eprintln!("slow calls that held the reader: {stalls:?}; ping latency behind each slow call, ms: {ping_ms:?}");
+        assert!(stalls.len() <= 1, "slow calls that held the reader: {stalls:?} (ping latencies {ping_ms:?} ms)");
+        drop(peer);
+    });
+}
+
+#[test]
+fn a_sync_tool_moved_to_the_blocking_pool_comes_back_once_its_calls_are_quick_again() {
+    with_server(|mut peer| async move {
+        initialize(&mut peer).await;
+        DAWDLE_MS.store(20, Ordering::Relaxed);
+        for id in 1..=3 {
+            assert_eq!(peer.call(id, "dawdle").await, "runtime", "a slow call runs off the reader");
+        }
+        DAWDLE_MS.store(0, Ordering::Relaxed);
+        // Slow three times in a row (score 12), it is pooled; twelve quick runs on the pool
+        // bring it back, and sixteen quick ones in a row put it on the reader.
+        let mut places = Vec::new();
+        for id in 4..=100 {
+            places.push(peer.call(id, "dawdle").await);
+        }
+        assert_eq!(places[0], "runtime", "{places:?}");
+        assert_eq!(places[96], "reader", "a tool that turned quick again runs on the reader: {places:?}");
         drop(peer);
     });
 }

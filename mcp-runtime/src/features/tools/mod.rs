@@ -55,8 +55,8 @@ impl Registered {
     /// HTTP request's task), with no task of its own: a fn without `async`, with no time
     /// limit (which only the blocking pool can enforce on such a fn), and seen quick often
     /// enough in a row (`Pace::on_reader`). A call that turns out slow holds the reader for
-    /// its duration, once: its tool's calls run in tasks again until it is seen quick that
-    /// often again, or on the blocking pool once it is seen to block.
+    /// its duration; its tool's calls then run in tasks until it is seen quick twice as often
+    /// in a row as before (or on the blocking pool once it is seen to block).
     pub(crate) fn runs_inline(&self) -> bool {
         self.spec.blocking && self.timeout.is_none() && self.pace.on_reader()
     }

@@ -19,6 +19,7 @@ use crate::context::logging::{InCall, Scope};
 use crate::features::Shared;
 use crate::features::tools::Registered;
 use crate::features::tools::output::Output;
+use crate::features::tools::pace::Moved;
 use crate::rpc::catch::CatchUnwind;
 use crate::rpc::channel::Channel;
 use crate::rpc::envelope::{Origin, Site, fail};
@@ -66,31 +67,43 @@ pub(crate) async fn run(
     let handler = CatchUnwind(InCall { scope, inner: (tool.spec.call)(call) });
     // Where the handler runs (see `tools::pace`): a fn without `async` that has a time limit, or
     // has been seen to block, goes to the blocking pool; the rest run right here, in the
-    // call's own task.
-    let pooled = tool.spec.blocking && (tool.timeout.is_some() || tool.pace.pooled());
-    let inline_since = (tool.spec.blocking && !pooled).then(Instant::now);
-    let handler = if pooled { on_blocking_thread(handler, Arc::clone(&shared.blocking)) } else { Box::pin(handler) };
-    let outcome = match tool.timeout {
+    // call's own task. Either way a fn without `async` is timed where it runs (on the pool,
+    // without the hop), so that a pooled tool that turns quick comes back.
+    let blocking = tool.spec.blocking;
+    let pooled = blocking && (tool.timeout.is_some() || tool.pace.pooled());
+    let handler: BoxFuture<'static, (Caught, Option<Duration>)> = if pooled {
+        on_blocking_thread(handler, Arc::clone(&shared.blocking))
+    } else {
+        Box::pin(async move {
+            let since = blocking.then(Instant::now);
+            (handler.await, since.map(|since| since.elapsed()))
+        })
+    };
+    let (outcome, held) = match tool.timeout {
         Some(limit) => {
-            let Ok(caught) = tokio::time::timeout(limit, handler).await else {
+            let Ok(ran) = tokio::time::timeout(limit, handler).await else {
                 let err = ToolError::timeout(format!("Tool {name} did not finish within {} s.", seconds(limit)))
                     .reason("timeout")
                     .retryable(true)
                     .hint("Retry the call; if it keeps timing out, narrow its input.");
                 return Ran::Stopped(fail(tool.site(&shared.options), err, request_id, Origin::Fault, None));
             };
-            caught
+            // A tool with a time limit runs on the pool whatever its pace.
+            (ran.0, None)
         }
         None => handler.await,
     };
-    if let Some(since) = inline_since {
-        let elapsed = since.elapsed();
-        if tool.pace.ran(elapsed) {
-            tracing::debug!(
+    if let Some(took) = held {
+        match tool.pace.ran(took) {
+            Moved::No => {}
+            Moved::ToPool => tracing::debug!(
                 tool = name,
-                took = ?elapsed,
-                "calls keep blocking their thread; this tool runs on the blocking pool from now on"
-            );
+                ?took,
+                "calls keep blocking their thread; this tool runs on the blocking pool until its runs are quick again"
+            ),
+            Moved::OffPool => {
+                tracing::debug!(tool = name, "calls are quick again; this tool runs off the blocking pool");
+            }
         }
     }
     Ran::Done(outcome)
@@ -128,31 +141,34 @@ pub(crate) type Caught = Result<Result<Output, ToolError>, Box<dyn Any + Send>>;
 /// the time limit and cancellation take effect here while it runs. A cancelled or timed-out
 /// one runs on to its end (a thread cannot be stopped), sees `ctx.is_cancelled()`, and its
 /// result is dropped. The hand-off costs a thread wake-up per call, about three times a fast
-/// handler's whole cost, which is why a fast one stays inline.
+/// handler's whole cost, which is why a fast one stays inline. With the outcome, how long the
+/// handler held its thread (none if it did not run).
 fn on_blocking_thread(
     handler: CatchUnwind<InCall<BoxFuture<'static, Result<Output, ToolError>>>>,
     threads: Arc<tokio::sync::Semaphore>,
-) -> BoxFuture<'static, Caught> {
+) -> BoxFuture<'static, (Caught, Option<Duration>)> {
     let runtime = tokio::runtime::Handle::current();
     Box::pin(async move {
         // Handlers that ran past their limit or were cancelled still hold a thread: at most
         // `max_in_flight` blocking handlers run at once, whatever was answered meanwhile.
         let Ok(thread) = threads.acquire_owned().await else {
-            return Err(Box::new("the server is shutting down") as Box<dyn Any + Send>);
+            return (Err(Box::new("the server is shutting down") as Box<dyn Any + Send>), None);
         };
         let task = tokio::task::spawn_blocking(move || {
             let _thread = thread;
             // A fn without `async` is done in one poll; `block_on` is for one that is not.
             let mut handler = handler;
-            match Pin::new(&mut handler).poll(&mut Context::from_waker(std::task::Waker::noop())) {
+            let since = Instant::now();
+            let caught = match Pin::new(&mut handler).poll(&mut Context::from_waker(std::task::Waker::noop())) {
                 Poll::Ready(caught) => caught,
                 Poll::Pending => runtime.block_on(handler),
-            }
+            };
+            (caught, Some(since.elapsed()))
         });
         match task.await {
-            Ok(caught) => caught,
+            Ok(ran) => ran,
             // Panics are caught inside; a join error is the runtime shutting down.
-            Err(e) => Err(Box::new(format!("blocking task ended: {e}")) as Box<dyn Any + Send>),
+            Err(e) => (Err(Box::new(format!("blocking task ended: {e}")) as Box<dyn Any + Send>), None),
         }
     })
 }

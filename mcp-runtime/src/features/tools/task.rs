@@ -20,7 +20,10 @@
 //! - the lease is renewed while it runs; the TTL ends it `failed`. A store that stalls past
 //!   the lease does not end it: its runner never reads its own task lost, renews the lease
 //!   when the store answers again and writes the outcome then (retrying until the TTL); only
-//!   another replica, reading a lapsed lease, ends it `task_lost`.
+//!   another replica, reading a lapsed lease, ends it `task_lost`;
+//! - once it ends, the hooks' `after` of the call runs (deferred from the `CreateTaskResult`,
+//!   which they do not see) with how it ended, read from its record: one record per call
+//!   for `Audit`, saying how the work ended.
 //!
 //! Changes made on other replicas reach this one through the bus (at once) and by reading the
 //! record every second (the backstop). A call that can become a task sends no log or progress
@@ -33,6 +36,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_core::{CallToolResult, ErrorCode, ToolError};
+use serde::Deserialize as _;
 use serde_json::Value;
 
 use tracing::{Instrument as _, Span};
@@ -41,18 +45,18 @@ use crate::auth::principal;
 use crate::context::ask::{self, Ask, Inputs, Operation, Reply, Sealing};
 use crate::context::ctx::{Call, CancelState, TaskHook};
 use crate::features::Shared;
-use crate::features::call::{Ended, Tool, ended, panicked};
+use crate::features::call::{Ended, Family as _, Tool, ended, panicked};
 use crate::features::tools::Registered;
 use crate::features::tools::run::{self, Ran};
 use crate::features::tools::tool::TaskSupport;
-use crate::hooks::Answer;
+use crate::hooks::{self, Answer, HookRequest};
 use crate::observe::{self, span};
 use crate::rpc::channel::Channel;
 use crate::rpc::envelope::{Origin, Site, fail};
-use crate::rpc::era::{Client, Complete, Era};
+use crate::rpc::era::{Client, Complete, Era, SERVER_INFO_KEY};
 use crate::rpc::jsonrpc::RpcError;
 use crate::rpc::request_id::RequestId;
-use crate::tasks::record::{Record, Seed, error_value};
+use crate::tasks::record::{Record, Seed, Status, error_value};
 use crate::tasks::{self, millis, now_ms};
 
 /// A task tool's call that does not go on in `dispatch`: it may become a task, or it is
@@ -173,6 +177,17 @@ enum Outcome {
     Asked(Ask),
     /// A JSON-RPC error, as a synchronous call would have been answered.
     Error(RpcError),
+}
+
+impl Outcome {
+    /// As the answer a synchronous call would have had (`None` for an ask).
+    fn answer(&self) -> Option<Answer<'_>> {
+        match self {
+            Outcome::Result(result) => Some(Answer::Tool(result)),
+            Outcome::Error(e) => Some(Answer::Error(e)),
+            Outcome::Asked(_) => None,
+        }
+    }
 }
 
 /// What an outcome does to the task's record; made once, applied on every try of a write.
@@ -386,7 +401,10 @@ impl Job {
         if let Some(message) = self.hook.take_status() {
             record.progress(message, now);
         }
+        // The envelope of the handler's outcome, read in this poll, for the hooks' `after`.
+        let mut envelope = None;
         if let Some(outcome) = ended {
+            envelope = outcome.answer().and_then(observe::task_envelope);
             let ending = self.ending(outcome);
             self.apply(&mut record, &ending, now);
         }
@@ -432,10 +450,12 @@ impl Job {
         }
         tracing::info!(target: "mcp_runtime::call", request_id = %self.request_id, tool = self.tool.spec.name, task = %record.id, status = ?record.status, "the call goes on as a task");
         let created = record.task();
-        if !record.is_terminal() {
+        if record.is_terminal() {
+            self.ended(&record, envelope);
+        } else {
             // The work goes on in a span of its own, linked to this call's.
             let span = span::task(self.tool.spec.name, &record.id, &Span::current());
-            tokio::spawn(Arc::clone(&self).drive(record.id, running, slot).instrument(span));
+            tokio::spawn(Arc::clone(&self).drive(record, running, slot).instrument(span));
         }
         Ok(Reply::Task(created))
     }
@@ -457,12 +477,28 @@ impl Job {
         fail(self.site(), err, self.request_id, Origin::Refusal, None)
     }
 
-    /// Drives task `id` on this replica until it ends (see the module's documentation).
-    async fn drive(self: Arc<Self>, id: String, mut running: Option<Running>, slot: Option<tasks::Slot>) {
+    /// Drives task `created` on this replica until it ends (see the module's documentation),
+    /// then runs the hooks' `after` of its call with how it ended.
+    async fn drive(self: Arc<Self>, created: Record, running: Option<Running>, slot: Option<tasks::Slot>) {
         // Held until the task ends here.
         let _slot = slot;
+        let (last, envelope) = self.run_to_end(&created.id, running).await;
+        // Gone, or never written past its TTL: it reads as expired.
+        let last = last.filter(Record::is_terminal).unwrap_or_else(|| {
+            let mut expired = created.clone();
+            expired.fail(created.expired(), now_ms());
+            expired
+        });
+        self.ended(&last, envelope);
+    }
+
+    /// Task `id` until it ends here: its last record (`None` when it was gone or could not be
+    /// written), and the envelope of the handler's last outcome.
+    async fn run_to_end(self: &Arc<Self>, id: &str, mut running: Option<Running>) -> (Option<Record>, Option<Value>) {
+        let mut last: Option<Record> = None;
+        let mut envelope = None;
         let tasks = &self.shared.tasks;
-        let registration = tasks.register(&id);
+        let registration = tasks.register(id);
         let lease = millis(tasks.settings.lease);
         let mut tick = tokio::time::interval((tasks.settings.lease / 3).min(Duration::from_secs(1)));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -482,14 +518,14 @@ impl Job {
                         break;
                     }
                     let outcome = self.outcome(ran);
-                    match &outcome {
-                        Outcome::Result(result) => observe::task_answered(&Span::current(), Answer::Tool(result)),
-                        Outcome::Error(e) => observe::task_answered(&Span::current(), Answer::Error(e)),
-                        Outcome::Asked(_) => {}
-                    }
+                    envelope = outcome.answer().and_then(|answer| observe::task_answered(&self.shared.observer, &Span::current(), answer));
                     let ending = self.ending(outcome);
-                    if !self.write(&id, |r, at| self.apply(r, &ending, at)).await {
-                        return;
+                    match self.write(id, |r, at| self.apply(r, &ending, at)).await {
+                        Some(record) if !record.is_terminal() => {}
+                        written => {
+                            last = written;
+                            break;
+                        }
                     }
                 }
                 () = tokio::time::sleep_until(grace), if stopping.is_some() && running.is_some() => {
@@ -513,7 +549,7 @@ impl Job {
             // handler again when every request was answered.
             let read = tasks
                 .book
-                .change(&id, now_ms, |r, at| {
+                .change(id, now_ms, |r, at| {
                     let settled = r.expire(at);
                     let renewed = r.lease_until.saturating_sub(at) < lease / 3 * 2 && r.renew(at + lease);
                     progressed = message.clone().is_some_and(|message| r.progress(message, at));
@@ -521,7 +557,7 @@ impl Job {
                 })
                 .await;
             if progressed {
-                tasks.changed(&id);
+                tasks.changed(id);
             }
             let record = match read {
                 Ok(Some(record)) => record,
@@ -536,14 +572,16 @@ impl Job {
             };
             if record.is_terminal() {
                 span::task_status(&Span::current(), record.status.as_str());
-                if running.is_none() || cancelled {
-                    break;
-                }
-                if stopping.is_none() {
+                let stop = running.is_none() || cancelled;
+                if !stop && stopping.is_none() {
                     // Ended elsewhere (its TTL, a lapsed lease): the handler stops.
-                    tasks.changed(&id);
+                    tasks.changed(id);
                     self.stop.cancel();
                     stopping = Some(tokio::time::Instant::now() + self.shared.options.cancel_grace);
+                }
+                last = Some(record);
+                if stop {
+                    break;
                 }
                 continue;
             }
@@ -555,12 +593,51 @@ impl Job {
                 continue;
             }
             if running.is_none() && record.ready {
-                running = self.resume(&id).await;
+                running = self.resume(id).await;
             }
         }
-        if cancelled {
-            self.write(&id, Record::cancelled).await;
+        if cancelled && let Some(record) = self.write(id, Record::cancelled).await {
+            last = Some(record);
         }
+        (last, envelope)
+    }
+
+    /// The task ended as `record` says: the hooks' `after` of its call, with that outcome (the
+    /// result as a synchronous call would have been answered, `envelope` the handler's
+    /// outcome's; the failure; or cancelled), timed from the request.
+    fn ended(&self, record: &Record, envelope: Option<Value>) {
+        let hooks = &self.shared.observer.hooks;
+        if hooks.is_empty() {
+            return;
+        }
+        let (result, error);
+        let answer = match record.status {
+            Status::Completed => {
+                result = record.result.as_ref().map(tool_result).unwrap_or_default();
+                Answer::Tool(&result)
+            }
+            Status::Failed => {
+                error = rpc_error(record.error.as_ref().unwrap_or(&Value::Null));
+                Answer::Error(&error)
+            }
+            _ => Answer::Cancelled,
+        };
+        let envelope = match answer {
+            Answer::Tool(result) if result.is_error == Some(true) => {
+                envelope.or_else(|| result.structured_content.as_ref()?.get("error").cloned())
+            }
+            _ => None,
+        };
+        let arguments = hooks.wants_arguments().then_some(&*self.args);
+        let request = HookRequest::new(
+            Tool::METHOD,
+            self.tool.spec.name,
+            arguments,
+            &self.channel,
+            &self.client,
+            &self.shared.observer.stores,
+        );
+        hooks.after(&request, &hooks::Outcome::new(answer, envelope.as_ref(), self.started.elapsed()));
     }
 
     /// Task `id`'s handler run again with the answers to every request it asked, once its
@@ -585,9 +662,10 @@ impl Job {
     }
 
     /// Writes a change to task `id` (retrying while the store does not answer, until the
-    /// task's TTL), and tells every replica when it changed: whether the task goes on. A
-    /// status it leaves terminal is the task span's last.
-    async fn write(&self, id: &str, mut change: impl FnMut(&mut Record, u64) -> bool) -> bool {
+    /// task's TTL), and tells every replica when it changed: the record as written, `None`
+    /// when it is gone or the store never answered. A status it leaves terminal is the task
+    /// span's last.
+    async fn write(&self, id: &str, mut change: impl FnMut(&mut Record, u64) -> bool) -> Option<Record> {
         let tasks = &self.shared.tasks;
         let give_up = tokio::time::Instant::now() + tasks.settings.ttl;
         loop {
@@ -607,16 +685,16 @@ impl Job {
                     if record.is_terminal() {
                         span::task_status(&Span::current(), record.status.as_str());
                     }
-                    return !record.is_terminal();
+                    return Some(record);
                 }
-                Ok(None) => return false,
+                Ok(None) => return None,
                 Err(e) if tokio::time::Instant::now() < give_up => {
                     tracing::warn!(target: "mcp_runtime::tasks", task = id, error = %e, "cannot write the task's outcome; trying again");
                     tokio::time::sleep(STORE_RETRY).await;
                 }
                 Err(e) => {
                     tracing::error!(target: "mcp_runtime::tasks", task = id, error = %e, "gave up writing the task's outcome: the store did not answer until its TTL");
-                    return false;
+                    return None;
                 }
             }
         }
@@ -664,5 +742,28 @@ async fn next(running: Option<&mut Running>) -> Ran {
     match running {
         Some(running) => running.await,
         None => std::future::pending().await,
+    }
+}
+
+/// A completed task's result as the hooks see it: the `CallToolResult` a synchronous call
+/// would have been answered with (its `_meta` without the server's name, which the record
+/// keeps as the wire shows it).
+fn tool_result(rendered: &Value) -> CallToolResult {
+    let mut result = CallToolResult::deserialize(rendered).unwrap_or_default();
+    if let Some(meta) = &mut result.meta {
+        meta.remove(SERVER_INFO_KEY);
+        if meta.is_empty() {
+            result.meta = None;
+        }
+    }
+    result
+}
+
+/// A failed task's JSON-RPC error, from the record's `{code, message, data}`.
+fn rpc_error(error: &Value) -> RpcError {
+    RpcError {
+        code: error.get("code").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok()).unwrap_or(-32603),
+        message: error.get("message").and_then(Value::as_str).unwrap_or("Task failed.").to_owned(),
+        data: error.get("data").cloned(),
     }
 }

@@ -244,8 +244,9 @@ pub struct ToolSpec {
     /// `#[tool(app_data(..))]`: the app data types the handler reads (`ctx.app_data::<T>()`);
     /// `build()` fails naming one that was not registered.
     pub app_data: &'static [AppDataOf],
-    /// The fn is not `async`, so it may block: with a time limit, or once a call of it held
-    /// its thread for more than a millisecond, it runs on the blocking pool.
+    /// The fn is not `async`, so it may block: with a time limit, or while its runs keep
+    /// holding their thread past a millisecond (two in a row move it; sustained quick runs
+    /// bring it back), it runs on the blocking pool.
     pub blocking: bool,
     /// The module the tool is defined in (`module_path!()`): `tracing` events from its crate,
     /// raised while it runs, reach the client.

@@ -77,7 +77,7 @@ impl Session {
                 self.send(jsonrpc::success(&id, &crate::context::ask::render(&asked, &self.shared.server_info)));
             }
             Some(Ok(Reply::Task(task))) => {
-                self.end(watch, Some(&client), Answer::Result);
+                self.end(watch, Some(&client), Answer::Task);
                 self.send(jsonrpc::success(&id, &Complete::task(&task, &self.shared.server_info)));
             }
             Some(Err(e)) => {

@@ -95,7 +95,7 @@ impl Session {
                         let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
                         watch.names(&self.shared.observer, name, params.get("arguments"));
                     }
-                    Work::Feature(Feature::Read(uri, _)) => watch.reads(uri),
+                    Work::Feature(Feature::Read(uri, _)) => watch.reads(&self.shared.observer, uri),
                     _ => {}
                 }
                 Next::Call { id: id.to_owned(), job: Job { client, work, watch }, cancel }

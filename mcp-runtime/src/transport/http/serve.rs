@@ -247,7 +247,7 @@ impl Server {
         }
         // Sessions still open end with the server: their durations are recorded, then flushed.
         endpoint.sessions().clear();
-        crate::transport::flush_telemetry().await;
+        crate::transport::flush_telemetry(self.shared.options.otel_flush_grace).await;
         Ok(())
     }
 }
