@@ -219,6 +219,30 @@ for scenario in $TASK_SCENARIOS; do
   echo "$scenario: passed, with sessions and stateless"
 done
 
+# The skills extension's scenarios (io.modelcontextprotocol/skills, SEP-2640), by name: on
+# no spec timeline, so --requirements never runs them. Each fails on a failed check, and here
+# on a skipped one too (a skipped check has not passed): the default run is 2026-07-28, where
+# every check applies; the 2025-11-25 run (--force) skips only the two the suite defines from
+# 2026-07-28 (ttlMs and cacheScope on skills/list and skills/get).
+step "conformance: the skills extension's scenarios by name (sep-2640-skills-*), both eras, with sessions, then without"
+SKILL_SCENARIOS="sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest"
+NOT_IN_2025="sep-2640-skills-list-cache-attributes|sep-2640-skills-get-cache-attributes"
+for scenario in $SKILL_SCENARIOS; do
+  for mode in "" --stateless; do
+    for era in 2026-07-28 2025-11-25; do
+      log="$ROOT/target/conformance-$scenario-$era.log"
+      version=()
+      [[ "$era" == 2025-11-25 ]] && version=(--force --spec-version 2025-11-25)
+      bash tests/conformance/run.sh --scenario "$scenario" "${version[@]}" -- "$ROOT/target/debug/conformance-server" $mode >"$log" 2>&1 \
+        || { cat "$log"; echo "conformance: $scenario failed ($era${mode:+, $mode})" >&2; exit 1; }
+      skipped="$(grep SKIPPED "$log" || true)"
+      [[ "$era" == 2025-11-25 ]] && skipped="$(grep -Ev "$NOT_IN_2025" <<<"$skipped" || true)"
+      [[ -z "$skipped" ]] || { cat "$log"; echo "conformance: $scenario skipped checks ($era${mode:+, $mode})" >&2; exit 1; }
+    done
+  done
+  echo "$scenario: passed, every check run, both eras, with sessions and stateless"
+done
+
 # Every 2025-11-25 scenario of this suite version, judged against the same baseline: this also
 # scores what the requirement set leaves pending (json-schema-2020-12: schemas as written;
 # server-sse-polling: SSE resumption) or unscored (server-session-lifecycle).

@@ -20,6 +20,7 @@
 //! | [`auth`] | bearer tokens, `JwtValidator`, scopes (feature `jwt`) |
 //! | [`testing`] | testing your tools, `TestClient`; this repository's suite |
 //! | [`observability`] | stderr logs keyed by request id, their targets, `.policy(..)` |
+//! | [`skills`] | the Skills extension: `.skills_dir(..)`, `Skill`, what clients see, testing |
 //!
 //! Reports, with their method: [`performance`] (serving and compile time) and
 //! [`reliability`] (fuzzing, soak, faults).
@@ -71,6 +72,9 @@ pub mod testing {}
 
 #[doc = include_str!("../docs/observability.md")]
 pub mod observability {}
+
+#[doc = include_str!("../docs/skills.md")]
+pub mod skills {}
 
 #[doc = include_str!("../docs/performance.md")]
 pub mod performance {}

@@ -42,7 +42,7 @@
 //! [asking the user](guide::asking), [state and consent](guide::state_and_consent),
 //! [long-running tools](guide::tasks),
 //! [HTTP and deployment](guide::http), [authorization](guide::auth),
-//! [testing](guide::testing), [observability](guide::observability).
+//! [testing](guide::testing), [observability](guide::observability), [skills](guide::skills).
 //!
 //! The most used items: [`Server`] and [`ServerBuilder`], [`Ctx`], [`ToolError`], the
 //! [`prelude`]. Features: none by default (stdio); `http` (Streamable HTTP and bearer-token
@@ -70,7 +70,8 @@
 //!    the whole tools family: `call` (a `tools/call` resolved, run and shaped), `run` (one
 //!    run of a handler), `task` (a call that goes on as a task), `tool`, `params`, `output`,
 //!    `pace`, `checks`, the registry and its `list` pages. Beside it `resources` (with
-//!    `uri_template`), `prompts`, `completion`, and `page` (list cursors).
+//!    `uri_template`), `prompts`, `completion`, `skills` (the Skills extension: entries over
+//!    files served as resources, `frontmatter`), and `page` (list cursors).
 //! 5. `options`, `tasks/`, `observe/`: the server's settings and limits; tasks kept in the
 //!    state store (`record`, `book`); what a request leaves behind (its `span`, `metrics`,
 //!    their OTLP `export` and its bounded `queue`, feature `otel`).
@@ -123,6 +124,7 @@ pub use context::text::TextValue;
 pub use features::completion::IntoCompletion;
 pub use features::prompts::{IntoPrompt, PromptResult};
 pub use features::resources::{IntoListing, IntoResource, Json, Resource, ResourceDir};
+pub use features::skills::Skill;
 pub use features::tools::output::Structured;
 pub use features::tools::tool::TaskSupport;
 pub use hooks::policy::{PolicyRequest, Refusal};

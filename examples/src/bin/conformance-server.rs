@@ -815,6 +815,12 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         .prompt(test_prompt_with_embedded_resource)
         .prompt(test_prompt_with_image)
         .prompt(test_input_required_result_prompt)
+        // The skills scenarios (sep-2640-skills-*): a skill declared in code, its files
+        // compiled in, one in a subfolder (for resources/directory/read).
+        .skill(
+            mcp_runtime::Skill::new(include_str!("../../assets/skills/pdf-processing/SKILL.md"))
+                .file("references/FORMS.md", include_str!("../../assets/skills/pdf-processing/references/FORMS.md")),
+        )
         .app_data(Running(std::sync::OnceLock::new()))
         .build()?;
     if let Some(running) = server.app_data::<Running>() {

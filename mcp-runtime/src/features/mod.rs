@@ -1,6 +1,7 @@
 //! The families a server serves, each with the same three steps (resolve, run, shape) on
 //! the one road they share (`call`): tools (`tools/`), resources (`resources`, templates
-//! matched by `uri_template`), prompts (`prompts`) and completion (`completion`); the list
+//! matched by `uri_template`), prompts (`prompts`), completion (`completion`) and skills
+//! (`skills`: entries over files served as resources); the list
 //! cursors (`page`); and `Shared`, what every family's call reads of the server.
 
 pub(crate) mod call;
@@ -8,6 +9,7 @@ pub(crate) mod completion;
 pub(crate) mod page;
 pub(crate) mod prompts;
 pub(crate) mod resources;
+pub(crate) mod skills;
 pub(crate) mod tools;
 pub(crate) mod uri_template;
 
@@ -38,6 +40,8 @@ pub(crate) struct Shared {
     /// told, on the bus).
     pub(crate) tools: RwLock<Arc<Tools>>,
     pub(crate) resources: Resources,
+    /// The skills (`io.modelcontextprotocol/skills`): their files are among `resources`.
+    pub(crate) skills: skills::Skills,
     /// What listeners hear, on every replica: list changes and resource updates announced by
     /// the server or a handler, task changes.
     pub(crate) notices: Arc<Notices>,

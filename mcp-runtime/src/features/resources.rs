@@ -363,10 +363,34 @@ impl Registered {
     }
 }
 
-/// The resources served: fixed URIs and templates, in the order they were added.
+/// A resource whose contents are known at `build()` (a skill's file): served as it is, on
+/// the same road as any read (scopes, hooks, the envelope).
+pub(crate) struct File {
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) mime_type: &'static str,
+    pub(crate) bytes: Arc<[u8]>,
+    /// Shown by `resources/list` (else only read, by its URI).
+    pub(crate) listed: bool,
+    pub(crate) scopes: &'static [&'static str],
+}
+
+impl File {
+    fn descriptor(&self, uri: &str) -> Value {
+        let mut d = json!({"uri": uri, "name": self.name, "mimeType": self.mime_type, "size": self.bytes.len()});
+        if let Some(description) = &self.description {
+            d["description"] = Value::from(description.as_str());
+        }
+        d
+    }
+}
+
+/// The resources served: fixed URIs and templates, in the order they were added, and files
+/// by URI.
 #[derive(Default)]
 pub(crate) struct Resources {
     pub(crate) all: Vec<Registered>,
+    pub(crate) files: std::collections::BTreeMap<String, File>,
 }
 
 impl Resources {
@@ -379,13 +403,28 @@ impl Resources {
         if self.all.iter().any(|r| r.spec.uri == spec.uri) {
             return Err(bad(format!("another resource is registered at `{}`", spec.uri)));
         }
+        if self.files.contains_key(spec.uri) {
+            return Err(bad(format!("a skill's file is served at `{}`", spec.uri)));
+        }
         let template = if spec.template { Some(UriTemplate::parse(spec.uri).map_err(bad)?) } else { None };
         self.all.push(Registered { spec, template });
         Ok(())
     }
 
+    /// Registers a file at `uri`, or says why it cannot be.
+    pub(crate) fn add_file(&mut self, uri: String, file: File) -> Result<(), String> {
+        if let Some(other) = self.all.iter().find(|r| r.template.is_none() && r.spec.uri == uri) {
+            return Err(format!("resource `{}` is registered at `{uri}` already", other.spec.name));
+        }
+        if self.files.contains_key(&uri) {
+            return Err(format!("another skill's file is served at `{uri}`"));
+        }
+        self.files.insert(uri, file);
+        Ok(())
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
-        self.all.is_empty()
+        self.all.is_empty() && self.files.is_empty()
     }
 
     /// The resource `uri` names, and the values of its template's variables.
@@ -399,7 +438,10 @@ impl Resources {
     /// The scopes a caller needs to read `uri`; `None` when no resource of this server has
     /// that URI (a fixed URI or a template's shape).
     pub(crate) fn scopes_of(&self, uri: &str) -> Option<&'static [&'static str]> {
-        self.find(uri).map(|(r, _)| r.spec.scopes)
+        match self.files.get(uri) {
+            Some(file) => Some(file.scopes),
+            None => self.find(uri).map(|(r, _)| r.spec.scopes),
+        }
     }
 
     /// The template resource written as `template`.
@@ -437,6 +479,8 @@ pub(crate) async fn list(caller: &Caller<'_>, resources: &Resources) -> Result<V
             (Some(_), None) => {}
         }
     }
+    let files = resources.files.iter().filter(|(_, f)| f.listed && crate::auth::principal::grants(principal, f.scopes));
+    out.extend(files.map(|(uri, f)| f.descriptor(uri)));
     Ok(out)
 }
 
@@ -495,6 +539,9 @@ pub(crate) async fn read(
 ) -> Result<Reply<Value>, RpcError> {
     let road = Road::<ResourceRead>::new(caller);
     let not_found = not_found_code(caller.client);
+    if let Some(file) = resources.files.get(&uri) {
+        return read_file(&road, file, uri).await;
+    }
     let Some((resource, values)) = resources.find(&uri) else {
         let principal = caller.channel.principal();
         let listed = resources
@@ -502,6 +549,9 @@ pub(crate) async fn read(
             .iter()
             .filter(|r| r.template.is_none() && crate::auth::principal::grants(principal, r.spec.scopes))
             .map(|r| r.spec.uri);
+        let files =
+            resources.files.iter().filter(|(_, f)| f.listed && crate::auth::principal::grants(principal, f.scopes));
+        let listed = listed.chain(files.map(|(uri, _)| uri.as_str()));
         let shown = shown(&uri);
         let err = unknown(
             ToolError::not_found(format!("Resource not found: {shown}")).reason("resource_not_found"),
@@ -571,6 +621,31 @@ pub(crate) async fn read(
         ResourceBody::Contents(contents) => contents,
     };
     Ok(Reply::Complete(json!({"contents": contents})))
+}
+
+/// A file's read: its scopes and the hooks, then its contents (text when it is UTF-8, else
+/// a base64 `blob`).
+async fn read_file(road: &Road<'_, ResourceRead>, file: &File, uri: String) -> Result<Reply<Value>, RpcError> {
+    let caller = road.caller;
+    let site = Site {
+        family: "resource",
+        tool: &file.name,
+        contract: &[],
+        structured: true,
+        causes: caller.causes,
+        drafts: caller.drafts,
+    };
+    road.admit(site, file.scopes, &uri, None).await?;
+    let mime_type = Some(file.mime_type.to_owned());
+    let contents = match std::str::from_utf8(&file.bytes) {
+        Ok(text) => ResourceContents::Text { uri, mime_type, text: text.to_owned() },
+        Err(_) => ResourceContents::Blob {
+            uri,
+            mime_type,
+            blob: base64::engine::general_purpose::STANDARD.encode(&file.bytes),
+        },
+    };
+    Ok(Reply::Complete(json!({"contents": [contents]})))
 }
 
 /// Resource not found: `-32002` in 2025-11-25, `-32602` in 2026-07-28.

@@ -14,7 +14,7 @@ use crate::features::Shared;
 use crate::features::call::near;
 use crate::features::completion::{self, CompletionRequest, Ref};
 use crate::features::page::{cursor_for, page_index};
-use crate::features::{prompts, resources};
+use crate::features::{prompts, resources, skills};
 use crate::rpc::era::Client;
 use crate::rpc::jsonrpc::RpcError;
 
@@ -35,6 +35,7 @@ pub(crate) fn runs_alone(method: &str) -> bool {
 /// Whether this server answers `method` (a feature it has none of is not found).
 fn served(shared: &Shared, method: &str) -> bool {
     match method.split('/').next() {
+        Some("skills") => !shared.skills.is_empty(),
         Some("resources") => !shared.resources.is_empty(),
         Some("prompts") => shared.has_prompts(),
         Some("completion") => completions(shared),
@@ -146,16 +147,26 @@ pub(crate) fn answer(
     method: &str,
     params: Option<&Value>,
 ) -> Option<Result<Value, RpcError>> {
-    let listed = match method {
-        "resources/templates/list" => resources::templates(&shared.resources, principal),
-        "prompts/list" => prompts::list(&shared.prompts(), principal),
+    let (listed, key, cacheable) = match method {
+        "resources/templates/list" => (resources::templates(&shared.resources, principal), "resourceTemplates", true),
+        "prompts/list" => (prompts::list(&shared.prompts(), principal), "prompts", true),
+        "skills/list" | "skills/get" | "resources/directory/read" if shared.skills.is_empty() => {
+            return Some(Err(RpcError::method_not_found(method)));
+        }
+        "skills/list" => (shared.skills.list(principal), "skills", true),
+        "skills/get" => {
+            return Some(shared.skills.get(principal, params).map(|body| finish(shared, client, body, true)));
+        }
+        "resources/directory/read" => match skills::directory(&shared.resources, principal, params) {
+            Ok(children) => (children, "resources", false),
+            Err(e) => return Some(Err(e)),
+        },
         _ => return None,
     };
     if !served(shared, method) {
         return Some(Err(RpcError::method_not_found(method)));
     }
-    let key = if method == "prompts/list" { "prompts" } else { "resourceTemplates" };
-    Some(page(shared, listed, key, params).map(|body| finish(shared, client, body, true)))
+    Some(page(shared, listed, key, params).map(|body| finish(shared, client, body, cacheable)))
 }
 
 /// A modern result: `resultType`, the cache hints when the result may be cached, and the
@@ -199,6 +210,9 @@ pub(crate) fn capabilities(shared: &Shared, told: bool, into: &mut Map<String, V
     }
     if completions(shared) {
         into.insert("completions".into(), json!({}));
+    }
+    if !shared.skills.is_empty() {
+        skills::capability(into);
     }
 }
 

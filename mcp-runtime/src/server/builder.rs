@@ -60,6 +60,7 @@ pub struct ServerBuilder {
     keys: Vec<(String, Vec<u8>)>,
     resources: Vec<ResourceSpec>,
     prompts: Vec<PromptSpec>,
+    skills: Vec<crate::features::skills::Source>,
 }
 
 impl Server {
@@ -82,6 +83,7 @@ impl Server {
             keys: Vec::new(),
             resources: Vec::new(),
             prompts: Vec::new(),
+            skills: Vec::new(),
         }
     }
 }
@@ -109,6 +111,29 @@ impl ServerBuilder {
     /// A read finds fixed URIs first, then templates in the order they were added.
     pub fn resource<T: ResourceDef>(mut self, _resource: fn() -> T) -> Self {
         self.resources.push(T::spec());
+        self
+    }
+
+    /// Serves every skill in the directory at `path` (the Skills extension,
+    /// `io.modelcontextprotocol/skills`): each folder in it is a skill, its `SKILL.md` (YAML
+    /// frontmatter with `name`, the folder's name, and `description`) and every file under
+    /// it, served as `skill://<name>/<path>`. Read, checked and hashed at
+    /// [`build`](Self::build), which fails with [`Error::InvalidSkill`] (the file and the
+    /// reason) for a folder without `SKILL.md`, frontmatter that lacks a field or breaks a
+    /// rule, a symlink that leads out of the directory, a name a URI would have to escape, or
+    /// a skill over the extension's limits (512 files, 16 MiB). Dot-files are left out;
+    /// files are read once (a change on disk is served after a restart). None by default: a
+    /// server without skills declares no extension. See [`crate::guide::skills`].
+    pub fn skills_dir(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.skills.push(crate::features::skills::Source::Dir(path.into()));
+        self
+    }
+
+    /// Serves a skill declared in code ([`Skill`](crate::Skill)): its `SKILL.md` and files
+    /// from `include_str!` or generated, checked at [`build`](Self::build) as a skill on disk
+    /// is.
+    pub fn skill(mut self, skill: crate::features::skills::Skill) -> Self {
+        self.skills.push(crate::features::skills::Source::Code(skill));
         self
     }
 
@@ -628,6 +653,8 @@ impl ServerBuilder {
                 .add(spec)
                 .map_err(|(resource, message)| Error::InvalidResource { resource: resource.to_owned(), message })?;
         }
+        let skills = crate::features::skills::Skills::build(self.skills, &mut resources)
+            .map_err(|(file, reason)| Error::InvalidSkill { file, reason })?;
         let mut prompts = Prompts::default();
         for spec in self.prompts {
             if prompts.get(spec.name).is_some() {
@@ -646,6 +673,7 @@ impl ServerBuilder {
             shared: Arc::new(Shared {
                 tools: RwLock::new(Arc::new(Tools::new(tools, &self.options, &server_info))),
                 resources,
+                skills,
                 notices,
                 prompts: RwLock::new(Arc::new(prompts)),
                 prompts_changed: tokio::sync::watch::Sender::new(0),

@@ -71,6 +71,16 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A skill ([`ServerBuilder::skills_dir`], [`ServerBuilder::skill`]) cannot be served:
+    /// the file, and what is wrong with it.
+    #[error("skill file `{file}`: {reason}")]
+    InvalidSkill {
+        /// The file (under the skills directory, or `skill `name`/path` for one declared in
+        /// code).
+        file: String,
+        /// What is wrong, and what to do.
+        reason: String,
+    },
     /// A `requestState` sealing key is unusable (too short). Names the setting, never the key.
     #[error("{0}")]
     RequestStateKey(String),

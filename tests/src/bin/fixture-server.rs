@@ -169,6 +169,8 @@ async fn main() -> Result<(), mcp_runtime::Error> {
             Err(e) => eprintln!("fixture-server: FIXTURE_RATE_LIMIT: {e}; no rate limit"),
         }
     }
+    // An invalid skills directory stops the server here, the file and the reason on stderr.
+    builder = builder.skills_dir(skills_dir());
     let server = match builder.build() {
         Ok(server) => server,
         Err(e) => {
@@ -184,6 +186,13 @@ async fn main() -> Result<(), mcp_runtime::Error> {
         }
         _ => args.serve(server).await,
     }
+}
+
+/// The skills served: the fixture's own directory (tests/skills: two skills, one with a file
+/// in a subfolder), or the one `FIXTURE_SKILLS_DIR` names.
+fn skills_dir() -> std::path::PathBuf {
+    std::env::var_os("FIXTURE_SKILLS_DIR")
+        .map_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("skills"), std::path::PathBuf::from)
 }
 
 /// `FIXTURE_PRINCIPAL_HEADER=1`: the caller named by `X-Test-Subject`, with the scopes of

@@ -487,7 +487,11 @@ fn scopes_hide_what_they_guard_in_lists_completion_and_subscriptions() {
         assert_eq!(
             outsider,
             json!({
-                "resources": {"resources": []},
+                // The fixture's skills (tests/skills) need no scope.
+                "resources": {"resources": [
+                    {"uri": "skill://code-review/SKILL.md", "name": "code-review", "description": "Review a change for correctness, tests and documentation, in that order.", "mimeType": "text/markdown", "size": 203},
+                    {"uri": "skill://release-notes/SKILL.md", "name": "release-notes", "description": "Write the release notes of a version from the changelog's Unreleased section.", "mimeType": "text/markdown", "size": 242},
+                ]},
                 "templates": {"resourceTemplates": []},
                 "prompts": {"prompts": []},
                 "template completion": refused,
@@ -503,7 +507,8 @@ fn scopes_hide_what_they_guard_in_lists_completion_and_subscriptions() {
             .iter()
             .filter_map(|r| r["uri"].as_str())
             .collect();
-        assert_eq!(names, ["secret://alpha", "secret://beta", "secret://gamma"], "{insider}");
+        let skills = ["skill://code-review/SKILL.md", "skill://release-notes/SKILL.md"];
+        assert_eq!(names, ["secret://alpha", "secret://beta", "secret://gamma", skills[0], skills[1]], "{insider}");
         assert_eq!(insider["templates"]["resourceTemplates"][0]["uriTemplate"], "secret://{name}", "{insider}");
         assert_eq!(insider["prompts"]["prompts"][0]["name"], "secret_brief", "{insider}");
         let values = json!({"completion": {"values": ["alpha"], "total": 1, "hasMore": false}});

@@ -12,4 +12,5 @@ mod http_modern;
 mod in_process;
 mod local_principal;
 mod protocol;
+mod skills;
 mod stdio_inline;

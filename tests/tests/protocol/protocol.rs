@@ -40,7 +40,7 @@ fn answer_to(c: &mut Client, line: &str) -> Value {
 fn initialize_result(version: &str) -> Value {
     json!({
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}},
+        "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}, "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}}},
         "serverInfo": {"name": "fixture-server", "version": env!("CARGO_PKG_VERSION")},
     })
 }
@@ -752,7 +752,9 @@ async fn tools_list_pages_with_a_page_size() {
 
 #[tokio::test]
 async fn serve_works_over_any_byte_streams() {
-    let server = mcp_tests::fixture::builder(false).build().expect("build");
+    // The fixture-server binary's skills too, so that it answers as the binary does.
+    let skills = concat!(env!("CARGO_MANIFEST_DIR"), "/skills");
+    let server = mcp_tests::fixture::builder(false).skills_dir(skills).build().expect("build");
     let mut conn = Duplex::serve(server);
     let init = conn
         .roundtrip(json!({"jsonrpc": "2.0", "id": "i", "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))

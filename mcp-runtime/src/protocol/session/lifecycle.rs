@@ -102,7 +102,10 @@ impl Session {
         router::capabilities(&self.shared, told, &mut capabilities);
         if era == Era::Modern && self.shared.has_task_tools() {
             // Tasks are an extension of 2026-07-28 (a 2025 `initialize` never offers them).
-            capabilities.insert("extensions".into(), json!({crate::tasks::EXTENSION: {}}));
+            // Beside the others this server declares (skills).
+            if let Value::Object(extensions) = capabilities.entry("extensions").or_insert_with(|| json!({})) {
+                extensions.insert(crate::tasks::EXTENSION.into(), json!({}));
+            }
         }
         Value::Object(capabilities)
     }
