@@ -249,7 +249,9 @@ fn repaired(tool: &Registered, args: &Value) -> Option<(Value, Vec<Repair>)> {
 fn log_repairs(observer: &crate::observe::Observer, tool: &'static str, request_id: RequestId, repairs: &[Repair]) {
     #[cfg(feature = "otel")]
     if let Some(metrics) = &observer.metrics {
-        repairs.iter().for_each(|r| metrics.repaired(tool, r.kind.as_str()));
+        for repair in repairs {
+            metrics.repaired(tool, repair.kind.as_str());
+        }
     }
     #[cfg(not(feature = "otel"))]
     let _ = observer;
