@@ -3,13 +3,15 @@
 # the same count for the same binary and input whatever else the machine does, so a change's
 # cost on the per-call path is read here, not timed.
 #
-#   scripts/callgrind.sh [server binary] [calls]
+#   scripts/callgrind.sh [server binary] [calls]      ROUNDS=5 (default 3)
 #       default: bench/'s add-server, built lean (release), and 5,000 calls
 #
 # Runs the server twice under `valgrind --tool=callgrind`, once answering `initialize` only
 # and once answering `initialize` and then `calls` pipelined `tools/call add` requests written
-# before any answer is read, and prints (total₂ − total₁) / calls: start-up, `initialize` and
-# the exit cancel out. Needs valgrind (Debian's package) and Python 3.
+# before any answer is read: (total₂ − total₁) / calls, where start-up, `initialize` and the
+# exit cancel out. The whole-process count moves by a few per cent from run to run (which
+# runtime thread takes which wake-up), so it does this ROUNDS times and prints each figure and
+# their median. Needs valgrind (Debian's package) and Python 3.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [[ $# -ge 1 && -n "$1" ]]; then
@@ -48,8 +50,12 @@ count() {
   grep -oE 'Collected : [0-9]+' "$work/log" | awk '{print $3}' | tail -1
 }
 
-base="$(count "$work/none")"
-full="$(count "$work/calls")"
-answered="$(grep -c '"id":' "$work/answers" || true)"
-[[ "$answered" -eq $((calls + 1)) ]] || { echo "callgrind.sh: $answered answers, expected $((calls + 1))" >&2; exit 1; }
-python3 -c "import sys; b, f, n = map(int, sys.argv[1:]); print(f'{(f - b) / n:.0f} instructions per pipelined call ({n} calls; {b} without them)')" "$base" "$full" "$calls"
+figures=()
+for _ in $(seq 1 "${ROUNDS:-3}"); do
+  base="$(count "$work/none")"
+  full="$(count "$work/calls")"
+  answered="$(grep -c '"id":' "$work/answers" || true)"
+  [[ "$answered" -eq $((calls + 1)) ]] || { echo "callgrind.sh: $answered answers, expected $((calls + 1))" >&2; exit 1; }
+  figures+=("$(( (full - base) / calls ))")
+done
+python3 -c "import statistics, sys; n = int(sys.argv[1]); f = list(map(int, sys.argv[2:])); print(f'{statistics.median(f):.0f} instructions per pipelined call, the median of {f} ({n} calls each)')" "$calls" "${figures[@]}"
