@@ -261,7 +261,7 @@ impl StoreError {
 /// The in-memory store: one process's, gone when it ends. The default.
 ///
 /// Every write (`set`, `compare_and_set`, `increment`, `delete`, `take`) also looks at the
-/// next [`SWEEP_PER_WRITE`] entries in turn and drops the expired ones, so that keys nobody
+/// next two entries in turn and drops the expired ones, so that keys nobody
 /// reads again do not stay: an expired entry is gone within one pass of those writes over
 /// the map, at a bounded cost per write.
 #[derive(Debug, Default)]
