@@ -516,7 +516,9 @@ fn single_mistakes_get_right_hints_or_repairs() {
             for key in suggested_keys(hint) {
                 prop_assert!(!sent.contains_key(&key), "suggests {} which was sent: {}", key, context);
             }
-            if matches!(mistake, Mistake::Swap | Mistake::Drop | Mistake::Extra) && hint.contains("Did you mean") {
+            if matches!(mistake, Mistake::Swap | Mistake::Drop | Mistake::Extra)
+                && (hint.contains("Did you mean") || hint.contains("Rename "))
+            {
                 counts.2 += 1;
             }
         }

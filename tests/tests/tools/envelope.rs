@@ -332,7 +332,7 @@ fn with_the_mirror_on_every_error_result_carries_the_tool_failure_mapped_from_th
         ("fetch_items", json!({"ids": ["a1"], "mode": "service"})),
         ("fetch_items", json!({"ids": ["a1"], "mode": "retry_only"})),
         ("fetch_items", json!({"ids": ["a1"], "mode": "plain"})),
-        ("fetch_items", json!({"ids": "a1"})),
+        ("fetch_items", json!({"ids": {"a1": true}})),
         ("ehco", json!({})),
         ("legacy_report", json!({})),
         ("boom", json!({})),
