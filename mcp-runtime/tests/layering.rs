@@ -7,15 +7,19 @@ use std::path::Path;
 
 /// The folders, top to bottom: a folder may import only folders of a lower rank (and itself).
 const LAYERS: &[(&str, u8)] = &[
-    ("transport", 9),
-    ("protocol", 8),
-    ("server", 7),
-    // Tasks sit below the registry (the server holds them) and above what a handler sees:
-    // `protocol::tasked` runs a task's handler; `tasks` keeps its record, on any replica.
+    ("transport", 10),
+    // One connection's requests, and the public server that registers every family: neither
+    // imports the other.
+    ("protocol", 9),
+    ("server", 9),
+    // The families, each resolve, run and shape on one road (`features::call`); the tools
+    // family whole (`features::tools`), a task's runner included.
+    ("features", 8),
+    // The server's settings and limits, below every family that reads them.
+    ("options", 7),
+    // Tasks kept in the state store (on any replica), and what a request leaves behind.
     ("tasks", 6),
-    ("features", 5),
-    ("tools", 5),
-    ("observe", 5),
+    ("observe", 6),
     ("context", 4),
     ("schema", 3),
     ("hooks", 3),
