@@ -546,6 +546,18 @@ fn a_long_uri_is_cut_in_the_span() {
     );
 }
 
+/// A stdio fixture exporting to `collector` (which takes bodies and never answers) every
+/// 50 ms, its metrics only at exit.
+fn spawn_stalled(collector: &Stalled) -> Client {
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "50".to_owned()),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "600000".to_owned()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    Client::spawn_with(FIXTURE, &env, mcp_tests::client::Pipes::default())
+}
+
 /// Reads with 1 MiB URIs against a collector that takes bodies and never answers: the spans
 /// wait for export, cut, and the server's memory stays bounded. `MCP_TEST_LONG_READS` sets
 /// how many (default 150; issue 46 measured 3,000).
@@ -553,13 +565,7 @@ fn a_long_uri_is_cut_in_the_span() {
 fn against_a_stalled_collector_long_uris_keep_memory_bounded() {
     let reads: usize = std::env::var("MCP_TEST_LONG_READS").ok().and_then(|n| n.parse().ok()).unwrap_or(150);
     let collector = Stalled::start();
-    let env = [
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint()),
-        ("OTEL_BSP_SCHEDULE_DELAY", "50".to_owned()),
-        ("OTEL_METRIC_EXPORT_INTERVAL", "600000".to_owned()),
-    ];
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let mut c = Client::spawn_with(FIXTURE, &env, mcp_tests::client::Pipes::default());
+    let mut c = spawn_stalled(&collector);
     c.initialize();
     let uri = format!("secret://{}", "u".repeat(1 << 20));
     let mut peak = 0;
@@ -583,13 +589,7 @@ fn against_a_stalled_collector_long_uris_keep_memory_bounded() {
 #[test]
 fn at_eof_a_stalled_collector_holds_the_exit_no_longer_than_the_flush_grace() {
     let collector = Stalled::start();
-    let env = [
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint()),
-        ("OTEL_BSP_SCHEDULE_DELAY", "50".to_owned()),
-        ("OTEL_METRIC_EXPORT_INTERVAL", "600000".to_owned()),
-    ];
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let mut c = Client::spawn_with(FIXTURE, &env, mcp_tests::client::Pipes::default());
+    let mut c = spawn_stalled(&collector);
     c.initialize();
     for i in 0..5 {
         assert_eq!(c.call("add", json!({"a": i, "b": 1}))["structuredContent"], json!({"sum": i + 1}));
