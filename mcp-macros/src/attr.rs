@@ -63,6 +63,7 @@ pub(crate) const RESOURCE_KEYS: &[&str] = &[
     "scopes",
     "contract",
     "crate",
+    "ui",
 ];
 /// Keys of `#[prompt(...)]`.
 pub(crate) const PROMPT_KEYS: &[&str] =
@@ -86,9 +87,19 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "scopes",
     "contract",
     "crate",
+    "ui",
+    "visibility",
 ];
 const ANNOTATION_KEYS: &[&str] = &["title", "read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint"];
 const ICON_KEYS: &[&str] = &["src", "mime_type", "sizes", "theme"];
+/// Keys of a resource's `ui(...)`.
+const UI_KEYS: &[&str] = &["csp", "permissions", "domain", "prefers_border"];
+/// Keys of `ui(csp(...))`.
+const CSP_KEYS: &[&str] = &["connect_domains", "resource_domains", "frame_domains", "base_uri_domains"];
+/// What `ui(permissions(...))` may ask for.
+pub(crate) const PERMISSIONS: &[&str] = &["camera", "microphone", "geolocation", "clipboard_write"];
+/// Who `#[tool(visibility(...))]` may name.
+pub(crate) const VISIBILITY: &[&str] = &["model", "app"];
 /// Keys of `#[errors(...)]`; the first four are required.
 pub(crate) const ERRORS_KEYS: &[&str] = &["reason", "code", "when", "recovery", "retryable", "severity", "thrown_by"];
 
@@ -133,6 +144,22 @@ pub(crate) struct ToolAttr {
     /// `contract = Shared` or `contract = (A, B)`: the shared contracts the item composes.
     pub(crate) contracts: Vec<Path>,
     pub(crate) krate: Option<Path>,
+    /// `#[resource(ui)]` or `#[resource(ui(..))]`: an MCP Apps view.
+    pub(crate) view: Option<UiAttr>,
+    /// `#[tool(ui = "ui://..")]`: the view a host renders the tool's results in.
+    pub(crate) ui: Option<LitStr>,
+    /// `#[tool(visibility(model, app))]`: who may call the tool; the key's span.
+    pub(crate) visibility: Option<(Span, Vec<Ident>)>,
+}
+
+/// A resource's `ui(...)`: what the view declares for its host (`_meta.ui`).
+pub(crate) struct UiAttr {
+    /// `csp(connect_domains(..), ..)`, by key of [`CSP_KEYS`].
+    pub(crate) csp: Vec<(&'static str, Vec<LitStr>)>,
+    /// `permissions(camera, ..)`.
+    pub(crate) permissions: Vec<Ident>,
+    pub(crate) domain: Option<LitStr>,
+    pub(crate) prefers_border: Option<LitBool>,
 }
 
 #[derive(Default)]
@@ -433,6 +460,21 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
                     parse_icons(cx, &meta, &mut attr.icons)?;
                 }
             }
+            "ui" if kind == Kind::Resource => attr.view = Some(parse_view(cx, &meta)?),
+            "ui" => attr.ui = str_value(cx, &meta, "ui", "ui = \"ui://chart/view.html\"")?,
+            "visibility" => {
+                if expect_list(cx, &meta, "visibility", "visibility(model, app)")? {
+                    let mut who = Vec::new();
+                    meta.parse_nested_meta(|inner| {
+                        match inner.path.get_ident() {
+                            Some(ident) => who.push(ident.clone()),
+                            None => cx.error_spanned_by(&inner.path, "name `model`, `app` or both: `visibility(app)`"),
+                        }
+                        Ok(())
+                    })?;
+                    attr.visibility = Some((span, who));
+                }
+            }
             "meta" => {
                 if expect_list(cx, &meta, "meta", "meta(\"com.example/owner\" = \"docs\")")? {
                     let content;
@@ -448,6 +490,96 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
         cx.syn_error(e);
     }
     attr
+}
+
+/// A resource's `ui` (bare) or `ui(csp(..), permissions(..), domain = "..", prefers_border = ..)`.
+fn parse_view(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<UiAttr> {
+    let mut out = UiAttr { csp: Vec::new(), permissions: Vec::new(), domain: None, prefers_border: None };
+    if !meta.input.peek(syn::token::Paren) {
+        if meta.input.peek(Token![=]) {
+            cx.error_spanned_by(
+                &meta.path,
+                "a resource's `ui` is bare, or a list: `ui`, or `ui(prefers_border = true)`",
+            );
+            skip_value(meta)?;
+        }
+        return Ok(out);
+    }
+    let mut seen = Seen::new(cx, "ui");
+    meta.parse_nested_meta(|inner| {
+        let (key, span) = key_of(&inner);
+        if !UI_KEYS.contains(&key.as_str()) {
+            unknown_key(cx, "ui", &key, span, UI_KEYS);
+            return skip_value(&inner);
+        }
+        if !seen.first(&key, span) {
+            return skip_value(&inner);
+        }
+        match key.as_str() {
+            "csp" => {
+                if expect_list(cx, &inner, "csp", "csp(connect_domains(\"https://api.example.com\"))")? {
+                    let mut seen = Seen::new(cx, "csp");
+                    inner.parse_nested_meta(|list| {
+                        let (key, span) = key_of(&list);
+                        let Some(known) = CSP_KEYS.iter().find(|k| **k == key) else {
+                            unknown_key(cx, "csp", &key, span, CSP_KEYS);
+                            return skip_value(&list);
+                        };
+                        if !seen.first(&key, span) {
+                            return skip_value(&list);
+                        }
+                        let example = format!("{key}(\"https://api.example.com\")");
+                        if expect_list(cx, &list, known, &example)? {
+                            out.csp.push((known, string_list(cx, &list, known, &example)?));
+                        }
+                        Ok(())
+                    })?;
+                }
+            }
+            "permissions" => {
+                if expect_list(cx, &inner, "permissions", "permissions(clipboard_write)")? {
+                    inner.parse_nested_meta(|p| {
+                        match p.path.get_ident() {
+                            Some(ident) if PERMISSIONS.contains(&ident.to_string().as_str()) => {
+                                out.permissions.push(ident.clone());
+                            }
+                            _ => {
+                                let (key, span) = key_of(&p);
+                                let list = PERMISSIONS.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+                                let guess = did_you_mean(&key, PERMISSIONS.iter().copied());
+                                let hint = guess.map(|g| format!("; did you mean `{g}`?")).unwrap_or_default();
+                                cx.error_at(span, format!("a view may ask for {list}, not `{key}`{hint}"));
+                            }
+                        }
+                        Ok(())
+                    })?;
+                }
+            }
+            "domain" => out.domain = str_value(cx, &inner, "domain", "domain = \"charts.example.com\"")?,
+            "prefers_border" => out.prefers_border = bool_value(cx, &inner, "prefers_border")?,
+            _ => unreachable!("every ui key is handled"),
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// `key("a", "b")`: string literals; anything else is reported at its token and left out.
+fn string_list(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str, example: &str) -> syn::Result<Vec<LitStr>> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let items = content.parse_terminated(Expr::parse, Token![,])?;
+    if items.is_empty() {
+        cx.error_spanned_by(&meta.path, format!("`{key}(...)` is empty; name at least one: `{example}`, or remove it"));
+    }
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => out.push(s),
+            other => cx.error_spanned_by(other, format!("`{key}` takes string literals: `{example}`")),
+        }
+    }
+    Ok(out)
 }
 
 /// A flag key: bare (`true`), or `key = true` / `key = false`; `None` when the value is not

@@ -14,8 +14,11 @@ pub(crate) fn validate(cx: &Ctxt, tool: &Tool<'_>) {
     tool_keys(cx, tool);
     errors(cx, tool);
     match tool.attr.kind {
-        Kind::Tool => {}
-        Kind::Resource => resource(cx, tool),
+        Kind::Tool => tool_ui(cx, tool),
+        Kind::Resource => {
+            resource(cx, tool);
+            view(cx, tool);
+        }
         Kind::Prompt => prompt(cx, tool),
     }
 }
@@ -181,6 +184,129 @@ fn resource(cx: &Ctxt, tool: &Tool<'_>) {
         },
     };
     complete_targets(cx, tool, &variables, "variable of the URI template");
+}
+
+/// The MIME type of an MCP Apps view (the runtime's `apps::MIME_TYPE`).
+pub(crate) const VIEW_MIME: &str = "text/html;profile=mcp-app";
+
+/// `#[resource(ui(..))]`: a view lives at a fixed `ui://` URI, is `text/html;profile=mcp-app`,
+/// and names origins a host can put in a Content-Security-Policy as they are.
+fn view(cx: &Ctxt, tool: &Tool<'_>) {
+    let attr = &tool.attr;
+    let Some(ui) = &attr.view else {
+        return;
+    };
+    if let Some(template) = &attr.uri_template {
+        cx.error_spanned_by(
+            template,
+            "an MCP Apps view is one page at a fixed URI: `uri = \"ui://chart/view.html\"` (its data comes from the tool's result)",
+        );
+    }
+    if let Some(uri) = &attr.uri
+        && !uri.value().starts_with("ui://")
+    {
+        cx.error_spanned_by(
+            uri,
+            format!("an MCP Apps view's URI starts with `ui://`: `uri = \"ui://{}\"`", uri_tail(&uri.value())),
+        );
+    }
+    if let Some(mime) = &attr.mime_type
+        && mime.value() != VIEW_MIME
+    {
+        cx.error_spanned_by(
+            mime,
+            format!("an MCP Apps view is `{VIEW_MIME}` (the default with `ui`): remove `mime_type`"),
+        );
+    }
+    for (key, origins) in &ui.csp {
+        for origin in origins {
+            if let Some(problem) = origin_problem(&origin.value()) {
+                cx.error_spanned_by(
+                    origin,
+                    format!("`{key}` takes origins such as `https://api.example.com`: {problem}"),
+                );
+            }
+        }
+    }
+    let mut asked: Vec<&syn::Ident> = Vec::new();
+    for p in &ui.permissions {
+        if let Some(first) = asked.iter().find(|a| **a == p) {
+            cx.error_spanned_by(p, format!("`{p}` is asked for twice; remove one"));
+            cx.error_spanned_by(first, format!("note: `{p}` first asked for here"));
+        } else {
+            asked.push(p);
+        }
+    }
+    if let Some(domain) = &ui.domain
+        && (domain.value().is_empty() || domain.value().contains(|c: char| c.is_whitespace() || ";,'\"".contains(c)))
+    {
+        cx.error_spanned_by(domain, "`domain` is a host name in the host's format, such as `charts.example.com`");
+    }
+}
+
+/// What is wrong with `origin` as a CSP source a host copies into its policy: `None` when
+/// it is `scheme://host[:port][/path]` (a leading `*.` allowed) with nothing that would end
+/// the directive or the header.
+fn origin_problem(origin: &str) -> Option<String> {
+    if origin.contains(|c: char| c.is_whitespace() || c.is_control() || ";,'\"".contains(c)) {
+        return Some("no spaces, quotes, `;` or `,` (each would change the host's policy)".to_owned());
+    }
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return Some(format!("`{origin}` has no scheme; write `https://{origin}`"));
+    };
+    let scheme_ok = scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c));
+    let host = rest.split(['/', ':']).next().unwrap_or_default();
+    let host = host.strip_prefix("*.").unwrap_or(host);
+    if !scheme_ok || host.is_empty() || !host.chars().all(|c| c.is_ascii_alphanumeric() || ".-".contains(c)) {
+        return Some(format!("`{origin}` is not `scheme://host`"));
+    }
+    None
+}
+
+/// A URI without its scheme, for a suggestion (`notes://x` → `x`).
+fn uri_tail(uri: &str) -> &str {
+    uri.split_once("://").map_or(uri, |(_, tail)| tail)
+}
+
+/// `#[tool(ui = "ui://..", visibility(..))]`: the view is a `ui://` URI (that it is one of the
+/// server's views is checked by `build()`); `model` and `app`, each once.
+fn tool_ui(cx: &Ctxt, tool: &Tool<'_>) {
+    if let Some(uri) = &tool.attr.ui
+        && (!uri.value().starts_with("ui://") || uri.value().contains('{'))
+    {
+        cx.error_spanned_by(
+            uri,
+            format!(
+                "`ui` names a view, a `#[resource(ui)]` at a fixed `ui://` URI: `ui = \"ui://{}\"`",
+                uri_tail(&uri.value())
+            ),
+        );
+    }
+    let Some((span, who)) = &tool.attr.visibility else {
+        return;
+    };
+    if who.is_empty() {
+        cx.error_at(*span, "`visibility(...)` is empty; name `model`, `app` or both: `visibility(app)`");
+    }
+    let mut named: Vec<&syn::Ident> = Vec::new();
+    for w in who {
+        let name = w.to_string();
+        if !crate::attr::VISIBILITY.contains(&name.as_str()) {
+            let hint = crate::text::did_you_mean(&name, crate::attr::VISIBILITY.iter().copied())
+                .map(|g| format!("; did you mean `{g}`?"))
+                .unwrap_or_default();
+            cx.error_spanned_by(
+                w,
+                format!("`visibility` names `model` (the agent) and `app` (a view of this server), not `{name}`{hint}"),
+            );
+        } else if let Some(first) = named.iter().find(|n| **n == w) {
+            cx.error_spanned_by(w, format!("`{name}` is named twice; remove one"));
+            cx.error_spanned_by(first, format!("note: `{name}` first named here"));
+        } else {
+            named.push(w);
+        }
+    }
 }
 
 fn prompt(cx: &Ctxt, tool: &Tool<'_>) {

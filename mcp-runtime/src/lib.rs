@@ -121,6 +121,7 @@ pub use context::consent::Consent;
 pub use context::ctx::{Ctx, Era, LogLevel};
 pub use context::logging::{client_log_layer, current_request_id, init_stderr_logging};
 pub use context::text::TextValue;
+pub use features::apps;
 pub use features::completion::IntoCompletion;
 pub use features::prompts::{IntoPrompt, PromptResult};
 pub use features::resources::{IntoListing, IntoResource, Json, Resource, ResourceDir};

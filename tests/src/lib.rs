@@ -3,6 +3,7 @@
 //! pipes, and [`spec_schema`], which checks what a server writes against the official MCP
 //! JSON Schema of the revision in use.
 
+mod app_tools;
 mod ask_tools;
 pub mod client;
 mod context_tools;

@@ -166,7 +166,11 @@ fn resource_fields(tool: &Tool<'_>, krate: &TokenStream) -> (TokenStream, TokenS
         (None, Some(template)) => (template.value(), true),
         (None, None) => unreachable!("validated: a resource has a uri or a template"),
     };
-    let mime = option(attr.mime_type.as_ref());
+    let mime = match (&attr.mime_type, &attr.view) {
+        (None, Some(_)) => quote!(::core::option::Option::Some(#krate::apps::MIME_TYPE)),
+        (mime, _) => option(mime.as_ref()),
+    };
+    let ui = option(attr.view.as_ref().map(|ui| view(ui, krate)));
     let size = option(attr.size.as_ref().map(|s| quote!(#s as u64)));
     let annotations = option(attr.resource_annotations.as_ref().map(|a| {
         let audience = (!a.audience.is_empty()).then(|| {
@@ -203,8 +207,46 @@ fn resource_fields(tool: &Tool<'_>, krate: &TokenStream) -> (TokenStream, TokenS
         annotations: #annotations,
         read: __mcp_run,
         list: #list,
+        ui: #ui,
     };
     (fields, list_def)
+}
+
+/// A view's `ui(..)` as a constant `UiResource`.
+fn view(ui: &crate::attr::UiAttr, krate: &TokenStream) -> TokenStream {
+    let apps = quote!(#krate::apps);
+    let domains = |key: &str| {
+        let origins = ui.csp.iter().filter(|(k, _)| *k == key).flat_map(|(_, o)| o);
+        quote!(&[#(#origins),*])
+    };
+    let (connect, resource, frame, base) = (
+        domains("connect_domains"),
+        domains("resource_domains"),
+        domains("frame_domains"),
+        domains("base_uri_domains"),
+    );
+    let permissions = ui.permissions.iter().map(|p| {
+        let variant = match p.to_string().as_str() {
+            "camera" => quote!(Camera),
+            "microphone" => quote!(Microphone),
+            "geolocation" => quote!(Geolocation),
+            _ => quote!(ClipboardWrite),
+        };
+        quote_spanned!(p.span()=> #apps::Permission::#variant)
+    });
+    let domain = option(ui.domain.as_ref());
+    let border = option(ui.prefers_border.as_ref());
+    quote! {
+        #apps::UiResource {
+            connect_domains: #connect,
+            resource_domains: #resource,
+            frame_domains: #frame,
+            base_uri_domains: #base,
+            permissions: &[#(#permissions),*],
+            domain: #domain,
+            prefers_border: #border,
+        }
+    }
 }
 
 /// The contract table: the item's reason enum's (its own `#[errors]`, or `contract = (A, B)`),

@@ -134,6 +134,11 @@ fn info(tool: &Tool<'_>, krate: &TokenStream, input: Option<TokenStream>) -> Tok
         let meta = attr.meta.iter().map(|(k, v)| quote!((#k, <#value as ::core::convert::From<_>>::from(#v))));
         fields.push(quote!(meta: || ::std::vec![#(#meta),*]));
     }
+    if attr.ui.is_some() || attr.visibility.is_some() {
+        let uri = option(attr.ui.as_ref());
+        let who = attr.visibility.iter().flat_map(|(_, who)| who).map(ToString::to_string);
+        fields.push(quote!(ui: ::core::option::Option::Some(#krate::apps::ToolUi { resource_uri: #uri, visibility: &[#(#who),*] })));
+    }
     if let Some(timeout) = &attr.timeout_ms {
         fields.push(quote!(timeout_ms: ::core::option::Option::Some(#timeout)));
     }

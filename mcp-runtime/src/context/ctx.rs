@@ -342,6 +342,16 @@ impl<R> Ctx<R> {
         self.info.client.capabilities()
     }
 
+    /// Whether this request's client renders MCP Apps views: it declared the
+    /// `io.modelcontextprotocol/ui` extension with `text/html;profile=mcp-app` among its
+    /// `mimeTypes` (in this request's `clientCapabilities` in 2026-07-28, in `initialize` in
+    /// 2025; `false` over HTTP without sessions for a 2025 request, whose capabilities are not
+    /// known). A tool with a view (`#[tool(ui = "ui://..")]`) answers with its text content
+    /// either way; this tells it whether a view will show its structured result too.
+    pub fn client_supports_apps(&self) -> bool {
+        crate::features::apps::declared_by(self.client_capabilities())
+    }
+
     /// Fails the call unless the client declared `capability`: a dotted path into its
     /// capabilities (`"sampling"`, `"roots"`, `"elicitation.form"`; a bare `elicitation`
     /// counts as `elicitation.form`). Use it before relying on a capability, with `?`.

@@ -1,9 +1,11 @@
 //! The families a server serves, each with the same three steps (resolve, run, shape) on
 //! the one road they share (`call`): tools (`tools/`), resources (`resources`, templates
 //! matched by `uri_template`), prompts (`prompts`), completion (`completion`) and skills
-//! (`skills`: entries over files served as resources); the list
+//! (`skills`: entries over files served as resources), MCP Apps views (`apps`: resources
+//! and tools that declare `_meta.ui`); the list
 //! cursors (`page`); and `Shared`, what every family's call reads of the server.
 
+pub mod apps;
 pub(crate) mod call;
 pub(crate) mod completion;
 pub(crate) mod page;

@@ -64,6 +64,9 @@ pub struct ResourceSpec {
     pub complete: Vec<(&'static str, crate::features::completion::Completer)>,
     /// `#[resource(scopes(..))]`: the scopes a caller's token must grant to read it.
     pub scopes: &'static [&'static str],
+    /// `#[resource(ui(..))]`: an MCP Apps view, and what it declares for its host (`_meta.ui`
+    /// on its list entry and its read content).
+    pub ui: Option<crate::features::apps::UiResource>,
 }
 
 /// A resource as `resources/list` shows it: what a `list = fn` returns for each instance of
@@ -427,6 +430,11 @@ impl Resources {
         self.all.is_empty() && self.files.is_empty()
     }
 
+    /// The URIs of the MCP Apps views (`#[resource(ui)]`).
+    pub(crate) fn views(&self) -> Vec<&'static str> {
+        self.all.iter().filter(|r| r.spec.ui.is_some()).map(|r| r.spec.uri).collect()
+    }
+
     /// The resource `uri` names, and the values of its template's variables.
     fn find(&self, uri: &str) -> Option<(&Registered, Vec<String>)> {
         if let Some(fixed) = self.all.iter().find(|r| r.template.is_none() && r.spec.uri == uri) {
@@ -515,6 +523,9 @@ fn descriptor(spec: &ResourceSpec, uri_key: &str) -> Value {
     }
     if !spec.icons.is_empty() {
         d.insert("icons".into(), serde_json::to_value(&spec.icons).unwrap_or_default());
+    }
+    if let Some(ui) = &spec.ui {
+        d.insert("_meta".into(), ui.meta());
     }
     Value::Object(d)
 }
@@ -620,6 +631,14 @@ pub(crate) async fn read(
         }
         ResourceBody::Contents(contents) => contents,
     };
+    let mut contents = json!(contents);
+    if let (Some(ui), Value::Array(contents)) = (&spec.ui, &mut contents) {
+        // A view's page carries what it declares for its host (content wins over the list
+        // entry for a host, so both say the same).
+        for content in contents.iter_mut().filter(|c| c["uri"] == spec.uri) {
+            content["_meta"] = ui.meta();
+        }
+    }
     Ok(Reply::Complete(json!({"contents": contents})))
 }
 

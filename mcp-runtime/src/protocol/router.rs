@@ -214,6 +214,9 @@ pub(crate) fn capabilities(shared: &Shared, told: bool, into: &mut Map<String, V
     if !shared.skills.is_empty() {
         skills::capability(into);
     }
+    if !shared.resources.views().is_empty() {
+        crate::features::apps::capability(into);
+    }
 }
 
 /// What a listen stream asked for beyond tools, as far as this server can honour it.

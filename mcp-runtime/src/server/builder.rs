@@ -655,6 +655,9 @@ impl ServerBuilder {
         }
         let skills = crate::features::skills::Skills::build(self.skills, &mut resources)
             .map_err(|(file, reason)| Error::InvalidSkill { file, reason })?;
+        for tool in &tools {
+            view_served(&tool.spec, &resources)?;
+        }
         let mut prompts = Prompts::default();
         for spec in self.prompts {
             if prompts.get(spec.name).is_some() {
@@ -719,6 +722,18 @@ pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
         "url",
         format!("unknown state store `{scheme}:`; use `memory:` or `redis://host:port` (feature `redis`)"),
     ))
+}
+
+/// A tool's `#[tool(ui = "ui://..")]` names one of the server's MCP Apps views.
+pub(crate) fn view_served(spec: &ToolSpec, resources: &Resources) -> Result<(), Error> {
+    let views = resources.views();
+    match spec.ui.as_ref().and_then(|ui| crate::features::apps::unserved(ui, &views)) {
+        None => Ok(()),
+        Some(uri) => {
+            let views: Vec<String> = views.iter().map(|v| format!("`{v}`")).collect();
+            Err(Error::UnknownView { tool: spec.name.to_owned(), uri: uri.to_owned(), views: views.join(", ") })
+        }
+    }
 }
 
 /// Every app data type `spec` reads (`#[tool(app_data(..))]`) is registered.

@@ -81,6 +81,16 @@ pub enum Error {
         /// What is wrong, and what to do.
         reason: String,
     },
+    /// A tool's `#[tool(ui = "ui://..")]` names no MCP Apps view of this server.
+    #[error("tool `{tool}` shows its results in `{uri}`, which is not a view of this server; {}", view_hint(.uri, .views))]
+    UnknownView {
+        /// The tool.
+        tool: String,
+        /// The view it names.
+        uri: String,
+        /// The views the server has, comma-separated (empty when it has none).
+        views: String,
+    },
     /// A `requestState` sealing key is unusable (too short). Names the setting, never the key.
     #[error("{0}")]
     RequestStateKey(String),
@@ -151,6 +161,7 @@ impl Server {
     pub fn add_tool<T: ToolDef>(&self, _tool: fn() -> T) -> Result<(), Error> {
         let spec = T::spec();
         builder::app_data_registered(&spec, &self.shared.stores.app_data)?;
+        builder::view_served(&spec, &self.shared.resources)?;
         let registered = Arc::new(register(spec, None, &self.shared.options)?);
         self.shared.change_tools(|tools| {
             tools.retain(|t| t.spec.name != registered.spec.name);
@@ -227,5 +238,14 @@ impl Server {
         let descriptor =
             |tool| serde_json::to_value(descriptor(tool)).unwrap_or_else(|_| unreachable!("descriptors serialize"));
         self.shared.tools().all.iter().filter(|t| t.disabled.is_none()).map(|t| descriptor(t)).collect()
+    }
+}
+
+/// What to do about a tool whose view is not served: the views there are, or how to add one.
+fn view_hint(uri: &str, views: &str) -> String {
+    if views.is_empty() {
+        format!("declare it with `#[resource(ui, uri = \"{uri}\")]` and register it with `.resource(..)`")
+    } else {
+        format!("the views are {views}: fix the tool's `ui`, or register the resource at `{uri}`")
     }
 }

@@ -77,6 +77,9 @@ pub struct ToolInfo {
     pub icons: &'static [IconInfo],
     /// `_meta` entries.
     pub meta: fn() -> Vec<(&'static str, Value)>,
+    /// `#[tool(ui = "ui://..", visibility(..))]`: the MCP Apps view of its results, and who
+    /// may call it (`_meta.ui`).
+    pub ui: Option<crate::features::apps::ToolUi>,
     /// `#[tool(timeout_ms = ..)]`.
     pub timeout_ms: Option<u64>,
     /// `#[tool(task = ..)]`: whether a call may (must) go on as a task.
@@ -114,6 +117,7 @@ impl ToolInfo {
             annotations: None,
             icons: &[],
             meta: Vec::new,
+            ui: None,
             timeout_ms: None,
             task: None,
             scopes: &[],
@@ -231,8 +235,11 @@ pub struct ToolSpec {
     pub annotations: Option<ToolAnnotations>,
     /// Icons.
     pub icons: Vec<Icon>,
-    /// `_meta` entries.
+    /// `_meta` entries (`ui` first, for a tool with a view).
     pub meta: Vec<(&'static str, Value)>,
+    /// `#[tool(ui = "ui://..", visibility(..))]`: the MCP Apps view of its results; `build()`
+    /// refuses a view the server does not serve.
+    pub ui: Option<crate::features::apps::ToolUi>,
     /// How the input schema is made.
     pub input: InputSpec,
     /// `#[tool(allow_unknown_args)]`: the input schema does not reject unknown keys.
@@ -313,7 +320,8 @@ impl ToolSpec {
             description: info.description,
             annotations: info.annotations.map(Hints::annotations),
             icons: info.icons.iter().map(IconInfo::icon).collect(),
-            meta: (info.meta)(),
+            meta: info.ui.iter().map(crate::features::apps::ToolUi::meta_entry).chain((info.meta)()).collect(),
+            ui: info.ui,
             input: info.input,
             allow_unknown_args: info.allow_unknown_args,
             repair: info.repair,
