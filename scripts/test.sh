@@ -4,9 +4,10 @@
 # client, the official TypeScript SDK (v1 and the v2 client), the MCP Inspector CLI (with the
 # Node 22 it needs, from npm), redis-server (Debian's package; started on a loopback port for
 # the state store's tests, stopped at exit), nginx (Debian's, for the deployment test behind a
-# proxy), and the conformance suite with the Node 22 it runs on (pinned in
-# tests/conformance/, installed there by its run.sh). Fails loudly when anything
-# is missing.
+# proxy), the conformance suite with the Node 22 it runs on (pinned in
+# tests/conformance/, installed there by its run.sh), and chromium (Debian's) with
+# puppeteer-core (pinned in tests/apps/) for the MCP Apps view in a real browser. Fails loudly
+# when anything is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -103,6 +104,22 @@ if ! [ -x /usr/sbin/nginx ] && ! command -v nginx >/dev/null; then
 fi
 { [ -x /usr/sbin/nginx ] && /usr/sbin/nginx -v; } || nginx -v
 
+step "tools: chromium (Debian package) and puppeteer-core (npm), for the MCP Apps view in a real browser"
+# tests/apps/render.mjs drives /usr/bin/chromium itself; puppeteer-core never downloads a
+# browser of its own. Without the package's recommends (printing, avahi, samba), but with the
+# fonts the chart's labels are drawn in.
+if ! [ -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null \
+      || { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null; }
+  else
+    echo "chromium is missing and cannot be installed here (needs root and apt-get): apt-get install chromium fonts-liberation" >&2
+    exit 1
+  fi
+fi
+/usr/bin/chromium --version 2>/dev/null || { echo "/usr/bin/chromium does not run: /usr/bin/chromium --version" >&2; exit 1; }
+(cd tests/apps && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+
 step "static checks: fmt, clippy, doc"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
@@ -189,6 +206,11 @@ step "interop over HTTP, 2026-07-28 era: official Python client (sessions, then 
 step "interop over HTTP, 2026-07-28 era: TypeScript SDK v2 client (sessions, then stateless)"
 node tests/interop/ts-v2/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http --modern
 node tests/interop/ts-v2/test_fixture.mjs "$ROOT/target/debug/fixture-server" --http --stateless --modern
+
+# fixture-server over HTTP, `chart` called, its view rendered in headless Chromium behind a web
+# host and a sandbox proxy on another origin; the negative controls run every time.
+step "MCP Apps in a real browser: the chart view in headless Chromium (no console error, exception or CSP violation; every value shown; controls caught); screenshot in target/apps/chart.png"
+timeout 120 node tests/apps/render.mjs "$ROOT/target/debug/fixture-server"
 
 step "conformance: official MCP conformance suite over Streamable HTTP (what spec revision 2025-11-25 requires)"
 bash tests/conformance/run.sh --requirements 2025-11-25 --expected-failures tests/conformance/baseline.yml \

@@ -147,16 +147,16 @@ function viewCsp(csp) {
   for (const domain of Object.values(csp ?? {}).flat()) {
     if (!/^[^\s;,']+$/.test(domain)) throw new Error(`_meta.ui.csp has an origin this host refuses: ${json(domain)}`);
   }
-  const with_ = (base, domains) => [base, ...(domains ?? [])].join(" ");
+  const plus = (base, domains) => [base, ...(domains ?? [])].join(" ");
   const r = csp?.resourceDomains;
   return [
     "default-src 'none'",
-    with_("script-src 'self' 'unsafe-inline'", r),
-    with_("style-src 'self' 'unsafe-inline'", r),
-    with_("img-src 'self' data:", r),
-    with_("media-src 'self' data:", r),
-    ...(csp ? [with_("font-src 'self'", r)] : []),
-    csp ? with_("connect-src 'self'", csp.connectDomains) : "connect-src 'none'",
+    plus("script-src 'self' 'unsafe-inline'", r),
+    plus("style-src 'self' 'unsafe-inline'", r),
+    plus("img-src 'self' data:", r),
+    plus("media-src 'self' data:", r),
+    ...(csp ? [plus("font-src 'self'", r)] : []),
+    csp ? plus("connect-src 'self'", csp.connectDomains) : "connect-src 'none'",
     `frame-src ${csp?.frameDomains?.length ? csp.frameDomains.join(" ") : "'none'"}`,
     "object-src 'none'",
     `base-uri ${csp?.baseUriDomains?.length ? csp.baseUriDomains.join(" ") : "'self'"}`,
@@ -199,10 +199,16 @@ async function startHost() {
       let body = "";
       req.on("data", (chunk) => (body += chunk));
       req.on("end", () => {
-        const { html: text, csp } = JSON.parse(body);
+        let view;
+        try {
+          const { html: text, csp } = JSON.parse(body);
+          view = { text, policy: viewCsp(csp) };
+        } catch (error) {
+          return res.writeHead(400, { "content-type": "text/plain" }).end(String(error));
+        }
         const id = randomUUID();
-        views.set(id, { text, policy: viewCsp(csp) });
-        served.push(views.get(id).policy);
+        views.set(id, view);
+        served.push(view.policy);
         res.writeHead(200, { "content-type": "application/json" }).end(json({ url: `${sandboxOrigin}/views/${id}` }));
       });
     } else if (url.pathname.startsWith("/views/") && views.has(url.pathname.slice(7))) {
@@ -304,7 +310,10 @@ async function render(browser, host, name, run, screenshot) {
 // ---- the run ----
 
 const started = Date.now();
-const call = await callServer();
+const call = await callServer().catch((error) => {
+  verdict(false, "the MCP client's run against fixture-server", error?.stack ?? String(error));
+  process.exit(1);
+});
 mkdirSync(OUT, { recursive: true });
 const host = await startHost();
 const browser = await puppeteer.launch({
@@ -376,11 +385,12 @@ try {
     const name = fragment.replace(".html", "");
     const broken = await render(browser, host, name, { ...run, resource: { ...run.resource, text: splice(fragment, options) } }, join(OUT, `control-${name}.png`));
     const seen = broken.events.filter((e) => e.kind === kind);
-    verdict(
+    const caught = verdict(
       seen.length > 0 && isDeepStrictEqual(broken.labels, VALUES.map(String)),
       `negative control ${name}: the view still draws, and the ${kind} is seen`,
-      seen.length ? seen.map((e) => e.text).join("; ") : `no ${kind} seen: this harness would let one through`,
+      seen.length ? `labels ${json(broken.labels)}` : `no ${kind} seen: this harness would let one through`,
     );
+    if (caught) for (const e of seen) console.log(`       seen: ${e.text.split("\n")[0]}`);
   }
 } catch (error) {
   verdict(false, "the browser run", error?.stack ?? String(error));
