@@ -462,19 +462,7 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
             }
             "ui" if kind == Kind::Resource => attr.view = Some(parse_view(cx, &meta)?),
             "ui" => attr.ui = str_value(cx, &meta, "ui", "ui = \"ui://chart/view.html\"")?,
-            "visibility" => {
-                if expect_list(cx, &meta, "visibility", "visibility(model, app)")? {
-                    let mut who = Vec::new();
-                    meta.parse_nested_meta(|inner| {
-                        match inner.path.get_ident() {
-                            Some(ident) => who.push(ident.clone()),
-                            None => cx.error_spanned_by(&inner.path, "name `model`, `app` or both: `visibility(app)`"),
-                        }
-                        Ok(())
-                    })?;
-                    attr.visibility = Some((span, who));
-                }
-            }
+            "visibility" => attr.visibility = parse_visibility(cx, &meta, span)?,
             "meta" => {
                 if expect_list(cx, &meta, "meta", "meta(\"com.example/owner\" = \"docs\")")? {
                     let content;
@@ -490,6 +478,23 @@ pub(crate) fn parse_tool_attr(cx: &Ctxt, kind: Kind, tokens: proc_macro2::TokenS
         cx.syn_error(e);
     }
     attr
+}
+
+/// `visibility(model, app)`: who may call the tool (checked in `validate`), with the key's span.
+fn parse_visibility(cx: &Ctxt, meta: &ParseNestedMeta<'_>, span: Span) -> syn::Result<Option<(Span, Vec<Ident>)>> {
+    if !expect_list(cx, meta, "visibility", "visibility(model, app)")? {
+        return Ok(None);
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let mut who = Vec::new();
+    for item in content.parse_terminated(Expr::parse, Token![,])? {
+        match item {
+            Expr::Path(p) if p.path.get_ident().is_some() => who.extend(p.path.get_ident().cloned()),
+            other => cx.error_spanned_by(other, "name `model`, `app` or both: `visibility(app)`"),
+        }
+    }
+    Ok(Some((span, who)))
 }
 
 /// A resource's `ui` (bare) or `ui(csp(..), permissions(..), domain = "..", prefers_border = ..)`.

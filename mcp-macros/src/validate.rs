@@ -207,7 +207,7 @@ fn view(cx: &Ctxt, tool: &Tool<'_>) {
     {
         cx.error_spanned_by(
             uri,
-            format!("an MCP Apps view's URI starts with `ui://`: `uri = \"ui://{}\"`", uri_tail(&uri.value())),
+            "an MCP Apps view's URI starts with `ui://`, such as `uri = \"ui://chart/view.html\"`",
         );
     }
     if let Some(mime) = &attr.mime_type
@@ -264,11 +264,6 @@ fn origin_problem(origin: &str) -> Option<String> {
     None
 }
 
-/// A URI without its scheme, for a suggestion (`notes://x` → `x`).
-fn uri_tail(uri: &str) -> &str {
-    uri.split_once("://").map_or(uri, |(_, tail)| tail)
-}
-
 /// `#[tool(ui = "ui://..", visibility(..))]`: the view is a `ui://` URI (that it is one of the
 /// server's views is checked by `build()`); `model` and `app`, each once.
 fn tool_ui(cx: &Ctxt, tool: &Tool<'_>) {
@@ -277,10 +272,7 @@ fn tool_ui(cx: &Ctxt, tool: &Tool<'_>) {
     {
         cx.error_spanned_by(
             uri,
-            format!(
-                "`ui` names a view, a `#[resource(ui)]` at a fixed `ui://` URI: `ui = \"ui://{}\"`",
-                uri_tail(&uri.value())
-            ),
+            "`ui` names a view: the fixed `ui://` URI of a `#[resource(ui)]`, such as `ui = \"ui://chart/view.html\"`",
         );
     }
     let Some((span, who)) = &tool.attr.visibility else {

@@ -21,6 +21,7 @@
 //! | [`testing`] | testing your tools, `TestClient`; this repository's suite |
 //! | [`observability`] | stderr logs keyed by request id, their targets, `.policy(..)` |
 //! | [`skills`] | the Skills extension: `.skills_dir(..)`, `Skill`, what clients see, testing |
+//! | [`apps`] | MCP Apps: `#[resource(ui(..))]` views, `#[tool(ui = ..)]`, what hosts show, testing |
 //!
 //! Reports, with their method: [`performance`] (serving and compile time) and
 //! [`reliability`] (fuzzing, soak, faults).
@@ -75,6 +76,9 @@ pub mod observability {}
 
 #[doc = include_str!("../docs/skills.md")]
 pub mod skills {}
+
+#[doc = include_str!("../docs/apps.md")]
+pub mod apps {}
 
 #[doc = include_str!("../docs/performance.md")]
 pub mod performance {}

@@ -249,7 +249,7 @@ const _: () = {
             }
             fn schema_id() -> schemars::_private::alloc::borrow::Cow<'static, str> {
                 schemars::_private::alloc::borrow::Cow::Borrowed(
-                    "macrotest001::__McpArgs",
+                    "macrotest002::__McpArgs",
                 )
             }
             fn json_schema(
@@ -336,7 +336,7 @@ const _: () = {
             ..__mcp::ToolInfo::new(
                 "search",
                 "Searches the notes,\nat most 50 at a time.",
-                "macrotest001",
+                "macrotest002",
             )
         };
         type Ctx = ::mcp_runtime::Ctx;

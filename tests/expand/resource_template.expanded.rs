@@ -112,7 +112,7 @@ const _: () = {
                 title: ::core::option::Option::None,
                 description: "One note, by name.",
                 icons: ::alloc::vec::Vec::new(),
-                module: "macrotest009",
+                module: "macrotest010",
                 contract: <NoteError as ::mcp_runtime::Contract>::ENTRIES,
                 complete: ::alloc::vec::Vec::new(),
                 scopes: &[],
@@ -123,6 +123,7 @@ const _: () = {
                 annotations: ::core::option::Option::None,
                 read: __mcp_run,
                 list: ::core::option::Option::None,
+                ui: ::core::option::Option::None,
             }
         }
     }

@@ -27,7 +27,7 @@ pub(crate) struct Chart {
     recovery = "Send at least one number in `values`, such as `{\"values\": [3, 1, 4]}`.",
     retryable = false
 )]
-pub(crate) async fn chart(ctx: &Ctx<ChartError>, values: Vec<f64>) -> Result<Structured<Chart>, ToolError> {
+pub(crate) fn chart(ctx: &Ctx<ChartError>, values: Vec<f64>) -> Result<Structured<Chart>, ToolError> {
     let (Some(min), Some(max)) = (values.iter().copied().reduce(f64::min), values.iter().copied().reduce(f64::max))
     else {
         return Err(ctx.fail(ChartError::NoValues));

@@ -4,7 +4,7 @@
 //! runs per call: `#[resource(ui, ..)]` writes a [`UiResource`] into the resource's spec,
 //! `#[tool(ui = "ui://..")]` a [`ToolUi`] into the tool's; resources (`resources.rs`) show
 //! the first on the list entry and on the read content, `tools/list` the second; `build()`
-//! checks that every tool's view is one of the server's views ([`unserved`]).
+//! checks that every tool's view is one of the server's views (`unserved`).
 //!
 //! The extension is declared (in `initialize` and `server/discover`) only by a server with a
 //! view, and costs nothing to one without.

@@ -647,17 +647,7 @@ impl ServerBuilder {
         };
         #[cfg(not(feature = "redis"))]
         let bus = crate::state::bus::Bus::default();
-        let mut resources = Resources::default();
-        for spec in self.resources {
-            resources
-                .add(spec)
-                .map_err(|(resource, message)| Error::InvalidResource { resource: resource.to_owned(), message })?;
-        }
-        let skills = crate::features::skills::Skills::build(self.skills, &mut resources)
-            .map_err(|(file, reason)| Error::InvalidSkill { file, reason })?;
-        for tool in &tools {
-            view_served(&tool.spec, &resources)?;
-        }
+        let (resources, skills) = resources_and_skills(self.resources, self.skills, &tools)?;
         let mut prompts = Prompts::default();
         for spec in self.prompts {
             if prompts.get(spec.name).is_some() {
@@ -722,6 +712,27 @@ pub fn store_from_url(url: &str) -> Result<Arc<dyn StateStore>, StoreError> {
         "url",
         format!("unknown state store `{scheme}:`; use `memory:` or `redis://host:port` (feature `redis`)"),
     ))
+}
+
+/// The resources and the skills (whose files are resources), each checked; then every tool's
+/// MCP Apps view is one of them.
+fn resources_and_skills(
+    specs: Vec<ResourceSpec>,
+    skills: Vec<crate::features::skills::Source>,
+    tools: &[Arc<Registered>],
+) -> Result<(Resources, crate::features::skills::Skills), Error> {
+    let mut resources = Resources::default();
+    for spec in specs {
+        resources
+            .add(spec)
+            .map_err(|(resource, message)| Error::InvalidResource { resource: resource.to_owned(), message })?;
+    }
+    let skills = crate::features::skills::Skills::build(skills, &mut resources)
+        .map_err(|(file, reason)| Error::InvalidSkill { file, reason })?;
+    for tool in tools {
+        view_served(&tool.spec, &resources)?;
+    }
+    Ok((resources, skills))
 }
 
 /// A tool's `#[tool(ui = "ui://..")]` names one of the server's MCP Apps views.

@@ -78,7 +78,7 @@ fn discover_result() -> Value {
         "resultType": "complete",
         "supportedVersions": [MODERN],
         // `slow_job` and `report` run as tasks: the tasks extension is offered (2026-07-28 only).
-        "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}, "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}, "io.modelcontextprotocol/tasks": {}}},
+        "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}, "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}, "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}, "io.modelcontextprotocol/tasks": {}}},
         "ttlMs": 0,
         "cacheScope": "private",
         "_meta": {SERVER_INFO_KEY: server_info()},
@@ -356,7 +356,7 @@ fn initialize_is_legacy_without_a_claim_and_method_not_found_with_one() {
         init["result"],
         json!({
             "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}, "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}}},
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}, "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}, "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}},
             "serverInfo": server_info(),
         })
     );
@@ -1080,6 +1080,8 @@ fn sweep_calls(path: &str) -> Vec<(&'static str, Value)> {
         ("slow_job", json!({"ms": 1})),
         ("slow_job", json!({"ms": 1, "outcome": "declared"})),
         ("slow_job", json!({"ms": "soon"})),
+        ("chart", json!({"values": [3, 1, 4]})),
+        ("chart", json!({"values": []})),
         ("report", json!({})),
         ("report", json!({"x": 1})),
         ("no_such_tool", json!({})),
@@ -1192,7 +1194,7 @@ fn the_test_client_in_modern_mode_sends_envelopes_and_unwraps_results() {
         init,
         json!({"jsonrpc": "2.0", "id": 1, "result": {
             "protocolVersion": MODERN,
-            "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}, "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}, "io.modelcontextprotocol/tasks": {}}},
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}, "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}, "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}, "io.modelcontextprotocol/tasks": {}}},
             "serverInfo": server_info(),
         }})
     );

@@ -43,10 +43,14 @@ fn fixture_local_scopes_narrow_the_local_principal() {
     let read = c.roundtrip("resources/read", json!({"uri": "secret://alpha"}));
     assert_eq!(read["error"]["code"], json!(-32005), "{read}");
     let listed = c.roundtrip("resources/list", json!({}));
-    // Only the fixture's skills (tests/skills), which need no scope.
+    // Only what needs no scope: the chart's view and the fixture's skills (tests/skills).
     let uris: Vec<&str> =
         listed["result"]["resources"].as_array().unwrap().iter().filter_map(|r| r["uri"].as_str()).collect();
-    assert_eq!(uris, ["skill://code-review/SKILL.md", "skill://release-notes/SKILL.md"], "{listed}");
+    assert_eq!(
+        uris,
+        ["ui://chart/view.html", "skill://code-review/SKILL.md", "skill://release-notes/SKILL.md"],
+        "{listed}"
+    );
     // Holding the scope, it is served.
     let mut c = stdio(&[("FIXTURE_LOCAL_SCOPES", "a cache:purge")]);
     assert_eq!(c.call("purge_cache", json!({}))["structuredContent"], json!({"purged": true}));
@@ -82,7 +86,8 @@ async fn as_principal_sees_the_refusal_and_the_hiding_in_both_eras() {
         let read = client.read("secret://alpha").await.expect_err("refused");
         assert_eq!(read["code"], json!(-32005), "{era:?}: {read}");
         let resources = client.request("resources/list", json!({})).await.expect("lists");
-        assert_eq!(resources["resources"], json!([]), "{era:?}");
+        let uris: Vec<_> = resources["resources"].as_array().expect("a list").iter().map(|r| &r["uri"]).collect();
+        assert_eq!(uris, [&json!("ui://chart/view.html")], "{era:?}: only the view, which needs no scope");
 
         let alice = Principal::new("alice").with_scopes(["cache:purge", "secret:read"]);
         let mut client = TestClient::new(&server, era).as_principal(alice);

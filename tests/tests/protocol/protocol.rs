@@ -40,7 +40,7 @@ fn answer_to(c: &mut Client, line: &str) -> Value {
 fn initialize_result(version: &str) -> Value {
     json!({
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}, "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}}},
+        "capabilities": {"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true, "listChanged": true}, "prompts": {"listChanged": true}, "completions": {}, "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}, "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}},
         "serverInfo": {"name": "fixture-server", "version": env!("CARGO_PKG_VERSION")},
     })
 }

@@ -4,6 +4,7 @@
 //! failing like tools. `MCP_TEST_TRANSPORT=http` and `MCP_TEST_ERA=modern` run the same bodies
 //! over the other transport and era. One test binary, one module per concern.
 
+mod apps;
 mod args_property;
 mod classification;
 mod envelope;
