@@ -349,7 +349,7 @@ impl<R> Ctx<R> {
     /// known). A tool with a view (`#[tool(ui = "ui://..")]`) answers with its text content
     /// either way; this tells it whether a view will show its structured result too.
     pub fn client_supports_apps(&self) -> bool {
-        crate::features::apps::declared_by(self.client_capabilities())
+        self.info.client.shows_apps()
     }
 
     /// Fails the call unless the client declared `capability`: a dotted path into its

@@ -13,10 +13,10 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
 /// The extension's identifier, under `capabilities.extensions`.
-pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
+pub const EXTENSION: &str = crate::rpc::era::APPS_EXTENSION;
 
 /// The MIME type of an MCP Apps view: an HTML5 document for a host's sandboxed iframe.
-pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
+pub const MIME_TYPE: &str = crate::rpc::era::APPS_MIME_TYPE;
 
 /// What a view's resource declares for the host that renders it (`_meta.ui` on its
 /// `resources/list` entry and on its `resources/read` content): the origins its page may
@@ -163,13 +163,6 @@ pub(crate) fn capability(into: &mut Map<String, Value>) {
     }
 }
 
-/// Whether `capabilities` (a client's) declare the extension with the views' MIME type.
-pub(crate) fn declared_by(capabilities: Option<&Value>) -> bool {
-    capabilities
-        .and_then(|c| c.get("extensions")?.get(EXTENSION)?.get("mimeTypes")?.as_array())
-        .is_some_and(|types| types.iter().any(|t| t.as_str() == Some(MIME_TYPE)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,16 +193,6 @@ mod tests {
                 "prefersBorder": false,
             }})
         );
-    }
-
-    #[test]
-    fn a_client_declares_the_extension_with_the_views_mime_type() {
-        let with = |ext: Value| json!({"extensions": {EXTENSION: ext}});
-        assert!(declared_by(Some(&with(json!({"mimeTypes": ["text/html;profile=mcp-app"]})))));
-        assert!(!declared_by(Some(&with(json!({})))), "mimeTypes is required");
-        assert!(!declared_by(Some(&with(json!({"mimeTypes": ["text/uri-list"]})))));
-        assert!(!declared_by(Some(&json!({"extensions": {}}))));
-        assert!(!declared_by(None));
     }
 
     #[test]

@@ -14,6 +14,11 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::rpc::jsonrpc::{self, RpcError};
+
+/// MCP Apps' identifier, under `capabilities.extensions` (`features::apps` serves it).
+pub(crate) const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
+/// The MIME type of an MCP Apps view.
+pub(crate) const APPS_MIME_TYPE: &str = "text/html;profile=mcp-app";
 use crate::rpc::pending::Pending;
 
 /// Modern revisions served: `server/discover`'s `supportedVersions`, and `-32022`'s
@@ -174,6 +179,14 @@ impl Client {
             Client::Legacy(legacy) => legacy.capabilities.get(),
             Client::Modern(envelope) => Some(&envelope.capabilities),
         }
+    }
+
+    /// Whether the client declared MCP Apps ([`APPS_EXTENSION`]) with the views' MIME type
+    /// among its `mimeTypes` (which the extension requires).
+    pub(crate) fn shows_apps(&self) -> bool {
+        self.capabilities()
+            .and_then(|c| c.get("extensions")?.get(APPS_EXTENSION)?.get("mimeTypes")?.as_array())
+            .is_some_and(|types| types.iter().any(|t| t.as_str() == Some(APPS_MIME_TYPE)))
     }
 
     pub(crate) fn info(&self) -> Option<&Value> {
