@@ -510,39 +510,21 @@ fn parse_view(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<UiAttr> {
         }
         return Ok(out);
     }
-    let mut seen = Seen::new(cx, "ui");
-    meta.parse_nested_meta(|inner| {
-        let (key, span) = key_of(&inner);
-        if !UI_KEYS.contains(&key.as_str()) {
-            unknown_key(cx, "ui", &key, span, UI_KEYS);
-            return skip_value(&inner);
-        }
-        if !seen.first(&key, span) {
-            return skip_value(&inner);
-        }
-        match key.as_str() {
+    each_key(cx, meta, "ui", UI_KEYS, |key, inner| {
+        match key {
             "csp" => {
-                if expect_list(cx, &inner, "csp", "csp(connect_domains(\"https://api.example.com\"))")? {
-                    let mut seen = Seen::new(cx, "csp");
-                    inner.parse_nested_meta(|list| {
-                        let (key, span) = key_of(&list);
-                        let Some(known) = CSP_KEYS.iter().find(|k| **k == key) else {
-                            unknown_key(cx, "csp", &key, span, CSP_KEYS);
-                            return skip_value(&list);
-                        };
-                        if !seen.first(&key, span) {
-                            return skip_value(&list);
-                        }
+                if expect_list(cx, inner, "csp", "csp(connect_domains(\"https://api.example.com\"))")? {
+                    each_key(cx, inner, "csp", CSP_KEYS, |key, list| {
                         let example = format!("{key}(\"https://api.example.com\")");
-                        if expect_list(cx, &list, known, &example)? {
-                            out.csp.push((known, string_list(cx, &list, known, &example)?));
+                        if expect_list(cx, list, key, &example)? {
+                            out.csp.push((key, string_list(cx, list, key, &example)?));
                         }
                         Ok(())
                     })?;
                 }
             }
             "permissions" => {
-                if expect_list(cx, &inner, "permissions", "permissions(clipboard_write)")? {
+                if expect_list(cx, inner, "permissions", "permissions(clipboard_write)")? {
                     inner.parse_nested_meta(|p| {
                         match p.path.get_ident() {
                             Some(ident) if PERMISSIONS.contains(&ident.to_string().as_str()) => {
@@ -560,8 +542,8 @@ fn parse_view(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<UiAttr> {
                     })?;
                 }
             }
-            "domain" => out.domain = str_value(cx, &inner, "domain", "domain = \"charts.example.com\"")?,
-            "prefers_border" => out.prefers_border = bool_value(cx, &inner, "prefers_border")?,
+            "domain" => out.domain = str_value(cx, inner, "domain", "domain = \"charts.example.com\"")?,
+            "prefers_border" => out.prefers_border = bool_value(cx, inner, "prefers_border")?,
             _ => unreachable!("every ui key is handled"),
         }
         Ok(())
@@ -653,24 +635,41 @@ fn parse_complete(cx: &Ctxt, meta: &ParseNestedMeta<'_>, into: &mut Vec<(Ident, 
     })
 }
 
-fn parse_annotations(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Annotations> {
-    let mut out = Annotations::default();
-    let mut seen = Seen::new(cx, "annotations");
+/// `name(key = .., ..)`: each of `keys` at most once, in any order, handed to `each` as
+/// written in `keys`; an unknown or repeated key is reported and skipped. The keys seen.
+fn each_key(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    name: &'static str,
+    keys: &[&'static str],
+    mut each: impl FnMut(&'static str, &ParseNestedMeta<'_>) -> syn::Result<()>,
+) -> syn::Result<Vec<&'static str>> {
+    let mut seen = Seen::new(cx, name);
+    let mut known = Vec::new();
     meta.parse_nested_meta(|inner| {
         let (key, span) = key_of(&inner);
-        if !ANNOTATION_KEYS.contains(&key.as_str()) {
-            unknown_key(cx, "annotations", &key, span, ANNOTATION_KEYS);
+        let Some(k) = keys.iter().copied().find(|k| *k == key) else {
+            unknown_key(cx, name, &key, span, keys);
             return skip_value(&inner);
-        }
+        };
         if !seen.first(&key, span) {
             return skip_value(&inner);
         }
-        match key.as_str() {
-            "title" => out.title = str_value(cx, &inner, "title", "title = \"Search the docs\"")?,
-            "read_only_hint" => out.read_only_hint = bool_value(cx, &inner, "read_only_hint")?,
-            "destructive_hint" => out.destructive_hint = bool_value(cx, &inner, "destructive_hint")?,
-            "idempotent_hint" => out.idempotent_hint = bool_value(cx, &inner, "idempotent_hint")?,
-            "open_world_hint" => out.open_world_hint = bool_value(cx, &inner, "open_world_hint")?,
+        known.push(k);
+        each(k, &inner)
+    })?;
+    Ok(known)
+}
+
+fn parse_annotations(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Annotations> {
+    let mut out = Annotations::default();
+    each_key(cx, meta, "annotations", ANNOTATION_KEYS, |key, inner| {
+        match key {
+            "title" => out.title = str_value(cx, inner, "title", "title = \"Search the docs\"")?,
+            "read_only_hint" => out.read_only_hint = bool_value(cx, inner, "read_only_hint")?,
+            "destructive_hint" => out.destructive_hint = bool_value(cx, inner, "destructive_hint")?,
+            "idempotent_hint" => out.idempotent_hint = bool_value(cx, inner, "idempotent_hint")?,
+            "open_world_hint" => out.open_world_hint = bool_value(cx, inner, "open_world_hint")?,
             _ => unreachable!("every annotation key is handled"),
         }
         Ok(())
@@ -680,19 +679,10 @@ fn parse_annotations(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Annot
 
 fn parse_resource_annotations(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<ResourceAnnotations> {
     let mut out = ResourceAnnotations::default();
-    let mut seen = Seen::new(cx, "annotations");
-    meta.parse_nested_meta(|inner| {
-        let (key, span) = key_of(&inner);
-        if !RESOURCE_ANNOTATION_KEYS.contains(&key.as_str()) {
-            unknown_key(cx, "annotations", &key, span, RESOURCE_ANNOTATION_KEYS);
-            return skip_value(&inner);
-        }
-        if !seen.first(&key, span) {
-            return skip_value(&inner);
-        }
-        match key.as_str() {
+    each_key(cx, meta, "annotations", RESOURCE_ANNOTATION_KEYS, |key, inner| {
+        match key {
             "audience" => {
-                if expect_list(cx, &inner, "audience", "audience(user, assistant)")? {
+                if expect_list(cx, inner, "audience", "audience(user, assistant)")? {
                     inner.parse_nested_meta(|who| {
                         match who.path.get_ident() {
                             Some(ident) if ident == "user" || ident == "assistant" => out.audience.push(ident.clone()),
@@ -702,7 +692,7 @@ fn parse_resource_annotations(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Res
                     })?;
                 }
             }
-            "priority" => match value(cx, &inner, "priority", "priority = 0.5")? {
+            "priority" => match value(cx, inner, "priority", "priority = 0.5")? {
                 Some(Expr::Lit(syn::ExprLit { lit: Lit::Float(f), .. }))
                     if f.base10_parse::<f64>().is_ok_and(|p| (0.0..=1.0).contains(&p)) =>
                 {
@@ -712,7 +702,7 @@ fn parse_resource_annotations(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Res
                 None => {}
             },
             "last_modified" => {
-                out.last_modified = str_value(cx, &inner, "last_modified", "last_modified = \"2025-01-12T15:00:58Z\"")?;
+                out.last_modified = str_value(cx, inner, "last_modified", "last_modified = \"2025-01-12T15:00:58Z\"")?;
             }
             _ => unreachable!("every resource annotation key is handled"),
         }
@@ -735,26 +725,17 @@ fn parse_icons(cx: &Ctxt, meta: &ParseNestedMeta<'_>, icons: &mut Vec<IconAttr>)
 
 fn parse_icon(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<IconAttr> {
     let mut out = IconAttr::default();
-    let mut seen = Seen::new(cx, "icon");
-    meta.parse_nested_meta(|inner| {
-        let (key, span) = key_of(&inner);
-        if !ICON_KEYS.contains(&key.as_str()) {
-            unknown_key(cx, "icon", &key, span, ICON_KEYS);
-            return skip_value(&inner);
-        }
-        if !seen.first(&key, span) {
-            return skip_value(&inner);
-        }
-        match key.as_str() {
-            "src" => out.src = str_value(cx, &inner, "src", "src = \"https://example.com/icon.png\"")?,
-            "mime_type" => out.mime_type = str_value(cx, &inner, "mime_type", "mime_type = \"image/png\"")?,
-            "sizes" => out.sizes = str_value(cx, &inner, "sizes", "sizes = \"48x48 96x96\"")?,
-            "theme" => out.theme = str_value(cx, &inner, "theme", "theme = \"light\"")?,
+    let seen = each_key(cx, meta, "icon", ICON_KEYS, |key, inner| {
+        match key {
+            "src" => out.src = str_value(cx, inner, "src", "src = \"https://example.com/icon.png\"")?,
+            "mime_type" => out.mime_type = str_value(cx, inner, "mime_type", "mime_type = \"image/png\"")?,
+            "sizes" => out.sizes = str_value(cx, inner, "sizes", "sizes = \"48x48 96x96\"")?,
+            "theme" => out.theme = str_value(cx, inner, "theme", "theme = \"light\"")?,
             _ => unreachable!("every icon key is handled"),
         }
         Ok(())
     })?;
-    if out.src.is_none() && !seen.keys.iter().any(|(k, _)| k == "src") {
+    if out.src.is_none() && !seen.contains(&"src") {
         cx.error_spanned_by(&meta.path, "`icon(...)` needs `src = \"…\"` (an https: or data: URI)");
     }
     Ok(out)

@@ -78,7 +78,7 @@ fn every_tool_key_mistake_in_one_list() {
     assert_eq!(
         errors,
         [
-            "unknown `tool` key `nmae`; expected one of `name`, `title`, `description`, `annotations`, `icons`, `meta`, `allow_unknown_args`, `repair`, `needs_session`, `asks`, `app_data`, `timeout_ms`, `task`, `scopes`, `contract`, `crate`; did you mean `name`?",
+            "unknown `tool` key `nmae`; expected one of `name`, `title`, `description`, `annotations`, `icons`, `meta`, `allow_unknown_args`, `repair`, `needs_session`, `asks`, `app_data`, `timeout_ms`, `task`, `scopes`, `contract`, `crate`, `ui`, `visibility`; did you mean `name`?",
             "`title` takes a string literal: `title = \"Search the docs\"`",
             "unknown `annotations` key `read_only`; expected one of `title`, `read_only_hint`, `destructive_hint`, `idempotent_hint`, `open_world_hint`; did you mean `read_only_hint`?",
             "`open_world_hint` takes `true` or `false`, without quotes: `open_world_hint = true`",

@@ -34,7 +34,7 @@ const _: () = {
             ..__mcp::ToolInfo::new(
                 "chart",
                 "Draws the values as a bar chart.",
-                "macrotest000",
+                "macrotest001",
             )
         };
         const PARAMS: &'static [__mcp::Param] = &[
@@ -96,7 +96,7 @@ const _: () = {
                 title: ::core::option::Option::None,
                 description: "The chart's view.",
                 icons: ::alloc::vec::Vec::new(),
-                module: "macrotest000",
+                module: "macrotest001",
                 contract: &[],
                 complete: ::alloc::vec::Vec::new(),
                 scopes: &[],

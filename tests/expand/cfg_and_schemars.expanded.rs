@@ -249,7 +249,7 @@ const _: () = {
             }
             fn schema_id() -> schemars::_private::alloc::borrow::Cow<'static, str> {
                 schemars::_private::alloc::borrow::Cow::Borrowed(
-                    "macrotest002::__McpArgs",
+                    "macrotest003::__McpArgs",
                 )
             }
             fn json_schema(
@@ -336,7 +336,7 @@ const _: () = {
             ..__mcp::ToolInfo::new(
                 "search",
                 "Searches the notes,\nat most 50 at a time.",
-                "macrotest002",
+                "macrotest003",
             )
         };
         type Ctx = ::mcp_runtime::Ctx;

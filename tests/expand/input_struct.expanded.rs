@@ -195,7 +195,7 @@ const _: () = {
             schemars::_private::alloc::borrow::Cow::Borrowed("Query")
         }
         fn schema_id() -> schemars::_private::alloc::borrow::Cow<'static, str> {
-            schemars::_private::alloc::borrow::Cow::Borrowed("macrotest004::Query")
+            schemars::_private::alloc::borrow::Cow::Borrowed("macrotest005::Query")
         }
         fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
             {
@@ -323,7 +323,7 @@ const _: () = {
             schemars::_private::alloc::borrow::Cow::Borrowed("Hits")
         }
         fn schema_id() -> schemars::_private::alloc::borrow::Cow<'static, str> {
-            schemars::_private::alloc::borrow::Cow::Borrowed("macrotest004::Hits")
+            schemars::_private::alloc::borrow::Cow::Borrowed("macrotest005::Hits")
         }
         fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
             {
@@ -441,7 +441,7 @@ const _: () = {
     impl __mcp::ToolDef for search_docs {
         const INFO: __mcp::ToolInfo = __mcp::ToolInfo {
             input: __mcp::InputSpec::Whole(__mcp::root_schema::<Query>),
-            ..__mcp::ToolInfo::new("search_docs", "Searches the docs.", "macrotest004")
+            ..__mcp::ToolInfo::new("search_docs", "Searches the docs.", "macrotest005")
         };
         type Ctx = Ctx;
         type Ret = Hits;

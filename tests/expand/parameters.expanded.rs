@@ -34,7 +34,7 @@ const _: () = {
             }),
             input: __mcp::InputSpec::Params(__mcp::params_schema::<Self>),
             blocking: true,
-            ..__mcp::ToolInfo::new("add", "Adds two integers.", "macrotest006")
+            ..__mcp::ToolInfo::new("add", "Adds two integers.", "macrotest007")
         };
         const PARAMS: &'static [__mcp::Param] = &[
             __mcp::Param {

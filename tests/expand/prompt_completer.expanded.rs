@@ -32,7 +32,7 @@ const _: () = {
                 title: ::core::option::Option::None,
                 description: "Asks for a summary of a note.",
                 icons: ::alloc::vec::Vec::new(),
-                module: "macrotest008",
+                module: "macrotest009",
                 contract: &[],
                 complete: ::alloc::boxed::box_assume_init_into_vec_unsafe(
                     ::alloc::intrinsics::write_box_via_move(

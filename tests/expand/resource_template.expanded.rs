@@ -112,7 +112,7 @@ const _: () = {
                 title: ::core::option::Option::None,
                 description: "One note, by name.",
                 icons: ::alloc::vec::Vec::new(),
-                module: "macrotest010",
+                module: "macrotest011",
                 contract: <NoteError as ::mcp_runtime::Contract>::ENTRIES,
                 complete: ::alloc::vec::Vec::new(),
                 scopes: &[],

@@ -141,7 +141,7 @@ const _: () = {
             contract: ::core::option::Option::Some(
                 <FetchItemError as ::mcp_runtime::Contract>::ENTRIES,
             ),
-            ..__mcp::ToolInfo::new("fetch_item", "Fetches one item.", "macrotest012")
+            ..__mcp::ToolInfo::new("fetch_item", "Fetches one item.", "macrotest013")
         };
         const PARAMS: &'static [__mcp::Param] = &[
             __mcp::Param {

@@ -28,7 +28,7 @@ const _: () = {
             ..__mcp::ToolInfo::new(
                 "report",
                 "Builds the monthly report (a long job: always a task for clients that can poll).",
-                "macrotest014",
+                "macrotest015",
             )
         };
         type Ctx = ::mcp_runtime::Ctx;
