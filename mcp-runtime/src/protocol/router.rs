@@ -251,6 +251,13 @@ impl Listening {
                         uris.len()
                     )));
                 }
+                let bytes: usize = uris.iter().filter_map(Value::as_str).map(str::len).sum();
+                let max_bytes = shared.options.max_listen_subscription_bytes;
+                if bytes > max_bytes {
+                    return Err(RpcError::invalid_params(format!(
+                        "Invalid params: the URIs a listen stream subscribes to add up to at most {max_bytes} bytes (this one's add up to {bytes}); open another for the rest"
+                    )));
+                }
                 let mut kept: Vec<Arc<str>> = Vec::new();
                 for uri in uris.iter().filter_map(Value::as_str) {
                     let readable = shared
