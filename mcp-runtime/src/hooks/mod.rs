@@ -447,6 +447,7 @@ impl Hooks {
     }
 
     /// Whether some hook counts the opening of a session as a call.
+    #[cfg(feature = "http")]
     pub(crate) fn counts_sessions(&self) -> bool {
         self.counts_sessions
     }
@@ -462,6 +463,7 @@ impl Hooks {
 
     /// [`Hooks::before`] for the opening of a session (`request` is an `initialize`), asked
     /// of the hooks that count sessions only.
+    #[cfg(feature = "http")]
     pub(crate) async fn before_session(&self, request: &HookRequest<'_>) -> Result<(), Refused> {
         if !self.counts_sessions {
             return Ok(());

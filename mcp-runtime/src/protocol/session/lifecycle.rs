@@ -3,7 +3,6 @@
 //! `server/discover`), `tools/list` and the other lists, and the capabilities both
 //! handshakes declare. `handle` routes them here after classifying the request.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use serde_json::value::RawValue;
@@ -32,7 +31,7 @@ pub(crate) async fn admit_opening(
     if !hooks.counts_sessions() {
         return Ok(());
     }
-    let client = Client::Legacy(Arc::default());
+    let client = Client::Legacy(std::sync::Arc::default());
     let request = HookRequest::new("initialize", "", None, channel, &client, &shared.stores);
     let site = Site {
         family: "session",
