@@ -1,4 +1,4 @@
-//! `hostile-figures [taskids|listens|tasks|callers]…`: the acceptance figures of issue 46 (a
+//! `hostile-figures [taskids|listens|tasks|waves|callers]…`: the acceptance figures of issue 46 (a
 //! hostile review's reproductions, run again against the limits that fixed them), each printed
 //! beside its target. It starts the `fixture-server` built next to it (build both in release:
 //! `cargo build --release -p mcp-tests --bin fixture-server --bin hostile-figures`, then run
@@ -15,6 +15,9 @@
 //!   running tasks are capped at 64 (the default per caller): how many became tasks, how many
 //!   were refused `server_busy`, and the RSS they added at its peak (targets: at most 64
 //!   running, the rest `server_busy`, < 64 MiB).
+//! - `waves`: 20,000 quick tasks (`slow_job` of 0 ms; a submission refused `server_busy` is
+//!   sent again) with a task TTL of 1 s, then, once they were purged (a minute after the
+//!   TTL), 20,000 more: the RSS the second wave adds (target: < 2 MiB).
 //! - `callers`: the server's CPU per call through `RateLimit` (`1000/min`, nothing refused)
 //!   when 100,000 calls come from 2,000 callers, and when they come from 100,000 (target: the
 //!   second within 1.5× the first).
@@ -52,16 +55,17 @@ fn main() {
     let fixture = fixture.to_string_lossy().into_owned();
     let mut asked: Vec<String> = std::env::args().skip(1).collect();
     if asked.is_empty() {
-        asked = ["taskids", "listens", "tasks", "callers"].map(str::to_owned).to_vec();
+        asked = ["taskids", "listens", "tasks", "waves", "callers"].map(str::to_owned).to_vec();
     }
     for figure in &asked {
         match figure.as_str() {
             "taskids" => taskids(&fixture),
             "listens" => listens(&fixture),
             "tasks" => tasks(&fixture),
+            "waves" => waves(&fixture),
             "callers" => callers(&fixture),
             other => {
-                eprintln!("hostile-figures: unknown figure {other:?}: taskids, listens, tasks or callers");
+                eprintln!("hostile-figures: unknown figure {other:?}: taskids, listens, tasks, waves or callers");
                 std::process::exit(2);
             }
         }
@@ -357,6 +361,57 @@ fn tasks(fixture: &str) {
         after / MIB,
         peak / MIB,
         verdict(added < 64.0)
+    );
+    println!();
+}
+
+/// Two waves of 20,000 quick tasks, the second once the first expired.
+fn waves(fixture: &str) {
+    let server = Client::spawn_http(fixture, &[("FIXTURE_TASK_TTL_MS", "1000")], &["--stateless"]);
+    let port = server.http_port().expect("a port");
+    let mut conn = Conn::open(port);
+    let headers = mirrored("tools/call", Some("slow_job"));
+    let mut id = 0;
+    let mut wave = |conn: &mut Conn| {
+        let (mut accepted, mut busy) = (0_u32, 0_u32);
+        while accepted < 20_000 {
+            id += 1;
+            let (_, text) =
+                conn.post(&request(id, "tools/call", json!({"name": "slow_job", "arguments": {"ms": 0}})), &headers);
+            if answer_of(&text)["result"]["resultType"] == "task" {
+                accepted += 1;
+            } else if text.contains("reason server_busy") {
+                busy += 1;
+                std::thread::sleep(Duration::from_millis(1));
+            } else {
+                println!("neither a task nor server_busy: {}", truncate(&text, 300));
+                return (accepted, busy);
+            }
+        }
+        (accepted, busy)
+    };
+    let start = status_bytes(&server, "VmRSS");
+    let (first, busy_first) = wave(&mut conn);
+    // A task is purged a minute after its TTL: then the first wave's records are gone (the
+    // memory store frees them as later writes sweep), and the second wave's take their place.
+    std::thread::sleep(Duration::from_secs(65));
+    let after_first = status_bytes(&server, "VmRSS");
+    // The server let the idle connection go meanwhile.
+    let mut conn = Conn::open(port);
+    let (second, busy_second) = wave(&mut conn);
+    std::thread::sleep(Duration::from_secs(1));
+    let after_second = status_bytes(&server, "VmRSS");
+    let added = (after_second - after_first) / MIB;
+    println!("## Two waves of 20,000 quick tasks (task TTL 1 s), the second after the first was purged");
+    println!(
+        "first wave: {first} tasks ({busy_first} submissions refused server_busy and sent again), RSS {:.1} → {:.1} MiB",
+        start / MIB,
+        after_first / MIB
+    );
+    println!(
+        "second wave: {second} tasks ({busy_second} sent again), RSS → {:.1} MiB: +{added:.1} MiB — target < 2 MiB: {}",
+        after_second / MIB,
+        verdict(added < 2.0)
     );
     println!();
 }
