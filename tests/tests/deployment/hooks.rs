@@ -177,6 +177,41 @@ fn new_sessions_from_one_address_spend_its_budget() {
     assert_eq!(opened + refused, 1_500);
 }
 
+/// Two replicas sharing one Redis count the sessions an address opens on either against its
+/// one budget (`before_shared`): with `5/min`, sessions opened in turn on both, each with one
+/// call, pass the budget once, not once per replica.
+#[test]
+fn sessions_opened_on_two_replicas_spend_one_shared_budget() {
+    // A Redis of this test's own: the address's budget starts full.
+    let redis = mcp_tests::redis::Redis::start();
+    let url = redis.url();
+    let env = [("FIXTURE_STATE_STORE", url.as_str()), ("FIXTURE_RATE_LIMIT", "5/min")];
+    let (a, b) = (Client::spawn_http(FIXTURE, &env, &[]), Client::spawn_http(FIXTURE, &env, &[]));
+    let ports = [a.http_port().expect("a port"), b.http_port().expect("a port")];
+    let (mut opened, mut passed) = (0_u32, 0_u32);
+    for n in 0..40 {
+        let port = ports[n % 2];
+        let (status, answer, session) = open_session(port);
+        assert_eq!(status, 200, "{answer}");
+        let Some(session) = session else {
+            assert_refused_opening(&answer, -32003, "5 calls per minute");
+            continue;
+        };
+        opened += 1;
+        let call = json!({"jsonrpc": "2.0", "id": n + 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
+        let answer = mcp_tests::http::post_legacy(port, &call, &[("Mcp-Session-Id", session.as_str())]).answer();
+        if error_of(&answer["result"]).is_none() {
+            passed += 1;
+        }
+    }
+    eprintln!("two replicas, 40 sessions tried: {opened} opened, {passed} calls passed");
+    assert!(
+        opened + passed <= 6,
+        "{opened} sessions and {passed} calls passed over two replicas: the budget is 5 (and one refilled)"
+    );
+    assert!(opened >= 2, "{opened} sessions: the budget lets some through");
+}
+
 /// Under the draft switch, a refused `initialize` has `-32023`, as a rate-limited read does.
 #[test]
 fn a_refused_initialize_is_32023_under_the_draft_switch() {
