@@ -15,6 +15,8 @@ pub(crate) struct Options {
     /// The most resources one `subscriptions/listen` may subscribe to
     /// (`notifications.resourceSubscriptions`).
     pub(crate) max_listen_subscriptions: usize,
+    /// The most bytes the URIs of one `subscriptions/listen` may add up to.
+    pub(crate) max_listen_subscription_bytes: usize,
     pub(crate) max_queued_bytes: usize,
     pub(crate) eof_grace: Duration,
     pub(crate) flush_grace: Duration,
@@ -79,6 +81,7 @@ impl Default for Options {
             max_in_flight: 4096,
             max_listen_tasks: 256,
             max_listen_subscriptions: 256,
+            max_listen_subscription_bytes: 64 * 1024,
             max_queued_bytes: 4 * 1024 * 1024,
             eof_grace: Duration::from_secs(2),
             flush_grace: Duration::from_secs(2),

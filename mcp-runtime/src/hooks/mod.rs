@@ -8,7 +8,8 @@
 //! or a prompt). [`Hook::after`] runs once the call is answered, in the reverse order, for
 //! every call, also one that a hook, the resolution or the transport refused: it sees the
 //! outcome and how long the call took. A call that goes on as a task is seen once, when the
-//! task ends, with the task's outcome.
+//! task ends, with the task's outcome. A hook that [counts sessions](Hook::counts_sessions)
+//! ([`RateLimit`]) is also asked before a 2025 `initialize` over HTTP mints a session.
 //!
 //! A hook is a small synchronous trait rather than a `tower` layer: a layer over a call
 //! service would box a future per layer and call, and own the request, on the path of every
@@ -106,6 +107,24 @@ pub trait Hook: Send + Sync + 'static {
     fn wants_arguments(&self) -> bool {
         false
     }
+
+    /// Whether opening a session counts as a call for this hook. When `true`, a 2025
+    /// `initialize` over HTTP (which mints a session, or stands for one on a server without
+    /// sessions) is passed to this hook's [`before`](Hook::before) and
+    /// [`before_shared`](Hook::before_shared) before anything is minted, as a request whose
+    /// [`method`](HookRequest::method) is `initialize`, with an empty
+    /// [`name`](HookRequest::name), no arguments and no `clientInfo` yet. A refusal answers the
+    /// `initialize` with a JSON-RPC error whose `code` and `data` are the failure's (as a
+    /// refused `resources/read` is answered), and no session is minted or evicted.
+    /// [`after`](Hook::after) does not see these requests. Over stdio and in process a
+    /// connection is one session, initialized once, so nothing is asked there.
+    ///
+    /// Default `false`: a hook sees calls only. [`RateLimit`] says `true`: each new session
+    /// spends one call of the caller's budget, so that a client cannot open sessions without
+    /// limit.
+    fn counts_sessions(&self) -> bool {
+        false
+    }
 }
 
 /// One call as a hook sees it.
@@ -143,7 +162,8 @@ impl<'a> HookRequest<'a> {
         HookRequest { method, name, arguments, channel, client, shared: stores.shared.then_some(stores) }
     }
 
-    /// `tools/call`, `resources/read` or `prompts/get`.
+    /// `tools/call`, `resources/read` or `prompts/get`; `initialize` for the opening of a
+    /// session, to a hook that [counts sessions](Hook::counts_sessions).
     pub fn method(&self) -> &str {
         self.method
     }
@@ -398,6 +418,8 @@ impl<'a> ErrorView<'a> {
 pub(crate) struct Hooks {
     all: Vec<Box<dyn Hook>>,
     wants_arguments: bool,
+    /// Whether some hook counts sessions ([`Hook::counts_sessions`]).
+    counts_sessions: bool,
 }
 
 /// Why a call did not get past the hooks.
@@ -411,6 +433,7 @@ pub(crate) enum Refused {
 impl Hooks {
     pub(crate) fn push(&mut self, hook: Box<dyn Hook>) {
         self.wants_arguments |= hook.wants_arguments();
+        self.counts_sessions |= hook.counts_sessions();
         self.all.push(hook);
     }
 
@@ -423,13 +446,38 @@ impl Hooks {
         self.wants_arguments
     }
 
+    /// Whether some hook counts the opening of a session as a call.
+    #[cfg(feature = "http")]
+    pub(crate) fn counts_sessions(&self) -> bool {
+        self.counts_sessions
+    }
+
     /// Every hook's `before`, in order, until one refuses; then, when the server has a state
     /// store, every hook's `before_shared`.
     pub(crate) async fn before(&self, request: &HookRequest<'_>) -> Result<(), Refused> {
         if self.all.is_empty() {
             return Ok(());
         }
-        match std::panic::catch_unwind(AssertUnwindSafe(|| self.all.iter().try_for_each(|h| h.before(request)))) {
+        Self::ask(self.all.iter(), request).await
+    }
+
+    /// [`Hooks::before`] for the opening of a session (`request` is an `initialize`), asked
+    /// of the hooks that count sessions only.
+    #[cfg(feature = "http")]
+    pub(crate) async fn before_session(&self, request: &HookRequest<'_>) -> Result<(), Refused> {
+        if !self.counts_sessions {
+            return Ok(());
+        }
+        Self::ask(self.all.iter().filter(|h| h.counts_sessions()), request).await
+    }
+
+    /// `hooks`' `before`, in order, until one refuses; then, when the server has a state
+    /// store, their `before_shared`.
+    async fn ask<'h>(
+        hooks: impl Iterator<Item = &'h Box<dyn Hook>> + Clone,
+        request: &HookRequest<'_>,
+    ) -> Result<(), Refused> {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| hooks.clone().try_for_each(|h| h.before(request)))) {
             Ok(Ok(())) => {}
             Ok(Err(refusal)) => return Err(Refused::By(refusal)),
             Err(payload) => return Err(Refused::Panicked(payload)),
@@ -437,7 +485,7 @@ impl Hooks {
         if request.shared.is_none() {
             return Ok(());
         }
-        for hook in &self.all {
+        for hook in hooks {
             let shared = match std::panic::catch_unwind(AssertUnwindSafe(|| hook.before_shared(request))) {
                 Ok(Some(shared)) => shared,
                 Ok(None) => continue,

@@ -18,6 +18,13 @@ use crate::state::store::BoxFuture;
 /// client's address, else the stdio connection). Callers not seen for two refill windows are
 /// forgotten (their bucket would be full), with no scan.
 ///
+/// **Sessions count too** ([`Hook::counts_sessions`]): a 2025 `initialize` over HTTP takes a
+/// token of the same bucket before a session is minted, so a client that opens a new session
+/// for every call spends its budget on both. Refused, the `initialize` is answered with the
+/// JSON-RPC error a rate-limited `resources/read` gets (`-32003`, or `-32023` under
+/// [`rate_limited_code`](crate::ServerBuilder::rate_limited_code), with `data.retryAfterMs`),
+/// and no session is minted. Over stdio a connection initializes once and is not counted.
+///
 /// **Shared by replicas**: when the server has a state store
 /// ([`ServerBuilder::state_store`](crate::ServerBuilder::state_store), e.g. Redis), a
 /// principal's or an address's budget is kept there (key `<namespace>:rate:<caller>`, one
@@ -207,6 +214,11 @@ impl Hook for RateLimit {
                 }
             }
         }))
+    }
+
+    /// A new session spends a call of the caller's budget.
+    fn counts_sessions(&self) -> bool {
+        true
     }
 }
 

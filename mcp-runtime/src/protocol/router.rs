@@ -247,11 +247,14 @@ impl Listening {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(uris)) if uris.iter().all(Value::is_string) => {
                 // Refused before any work: the cap bounds the matching below.
-                let max = shared.options.max_listen_subscriptions;
-                if uris.len() > max {
+                if uris.len() > shared.options.max_listen_subscriptions {
+                    return Err(Self::too_many(shared.options.max_listen_subscriptions, uris.len()));
+                }
+                let bytes: usize = uris.iter().filter_map(Value::as_str).map(str::len).sum();
+                let max_bytes = shared.options.max_listen_subscription_bytes;
+                if bytes > max_bytes {
                     return Err(RpcError::invalid_params(format!(
-                        "Invalid params: a listen stream subscribes to at most {max} resources (this one lists {}); open another for the rest",
-                        uris.len()
+                        "Invalid params: the URIs a listen stream subscribes to add up to at most {max_bytes} bytes (this one's add up to {bytes}); open another for the rest"
                     )));
                 }
                 let mut kept: Vec<Arc<str>> = Vec::new();
@@ -274,6 +277,13 @@ impl Listening {
         };
         let subscriptions = if shared.resources.is_empty() { Vec::new() } else { subscriptions };
         Ok(Listening { prompts, resources, subscriptions })
+    }
+
+    /// A listen that subscribes to more than `max` resources.
+    pub(crate) fn too_many(max: usize, listed: usize) -> RpcError {
+        RpcError::invalid_params(format!(
+            "Invalid params: a listen stream subscribes to at most {max} resources (this one lists {listed}); open another for the rest"
+        ))
     }
 
     /// The honoured part of the filter, for the acknowledgement.

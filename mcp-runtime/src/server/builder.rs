@@ -385,6 +385,16 @@ impl ServerBuilder {
         self
     }
 
+    /// The most bytes the URIs of one `subscriptions/listen`'s
+    /// `notifications.resourceSubscriptions` may add up to (default 64 KiB: 256 URIs of 256
+    /// bytes): a listen whose URIs add up to more is refused with `-32602` before any of them
+    /// is looked at. The server keeps the URIs for as long as the stream is open and echoes
+    /// them in its acknowledgement, which must fit the stream's notification budget (1 MiB).
+    pub fn max_listen_subscription_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_listen_subscription_bytes = bytes;
+        self
+    }
+
     /// How many bytes of calls may wait for a slot (default 4 MiB), counted by the length
     /// of their lines.
     pub fn max_queued_bytes(mut self, bytes: usize) -> Self {

@@ -54,7 +54,7 @@
 //!   (feature `otel-tls`, `OTEL_EXPORTER_OTLP_CERTIFICATE`); without an endpoint, nothing.
 //! - `FIXTURE_RATE_LIMIT=<n>/s` (or `/min`, `/h`): the rate-limit hook, per principal, else
 //!   per client address, else per connection; shared by the replicas through the store when
-//!   `FIXTURE_STATE_STORE` is set.
+//!   `FIXTURE_STATE_STORE` is set; a 2025 `initialize` over HTTP (a new session) spends a call of it.
 //! - `FIXTURE_AUDIT=stderr`: the audit hook, one JSON line per call on stderr.
 //! - `FIXTURE_REPAIR=0`: no input repairs (`repair_inputs(false)`): arguments that fail a
 //!   tool's input schema are refused as sent.

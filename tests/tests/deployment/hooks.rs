@@ -102,30 +102,127 @@ fn two_principals_are_limited_separately() {
     assert!(error_of(&echo_as(port, "bob", 200)).is_some(), "until he too has made five calls");
 }
 
+/// Opens a 2025 session on `port` (`initialize`): the response, and the session's id when one
+/// was minted.
+fn open_session(port: u16) -> (u16, Value, Option<String>) {
+    let headers = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "minter", "version": "1"}}});
+    let opened =
+        mcp_tests::http::request(port, "POST", "/mcp", &headers, init.to_string().as_bytes()).expect("answered");
+    let session = opened.header("mcp-session-id").map(str::to_owned);
+    (opened.status, opened.answer(), session)
+}
+
+/// The refusal of an `initialize` past the budget, whole: the JSON-RPC error a rate-limited
+/// `resources/read` gets, with `code`. Its wait and request id are the answer's own.
+fn assert_refused_opening(answer: &Value, code: i64, shown: &str) {
+    let data = &answer["error"]["data"];
+    let wait = data["retryAfterMs"].as_u64().expect("retryAfterMs");
+    let request_id = data["requestId"].as_str().expect("a request id");
+    assert!(mcp_tests::client::is_request_id(request_id), "{answer}");
+    assert_eq!(
+        *answer,
+        json!({"jsonrpc": "2.0", "id": 0, "error": {
+        "code": code,
+        "message": format!("Rate limit exceeded: at most {shown}."),
+        "data": {
+            "retryAfterMs": wait,
+            "reason": "rate_limited",
+            "retryable": true,
+            "recovery": {"hint": format!("Wait {wait} ms, then retry the call.")},
+            "requestId": request_id,
+        }}}),
+    );
+}
+
+/// Issue 46 row 6: one address opening a new 2025 session for every call. The sessions
+/// count against the address's budget as its calls do: of 1,500 calls, each over a session
+/// of its own, the sessions opened and the calls served together stay within the budget
+/// (5 a minute, plus what refills while the test runs); past it, `initialize` is refused as a
+/// rate-limited call is, and no session is minted.
 #[test]
-fn new_sessions_from_one_address_share_its_bucket() {
-    use mcp_tests::http::request;
+fn new_sessions_from_one_address_spend_its_budget() {
     let c = Client::spawn_http(FIXTURE, &[("FIXTURE_RATE_LIMIT", "5/min")], &[]);
     let port = c.http_port().expect("a port");
-    let json_headers = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
-    let mut passed = 0;
-    for n in 0..12 {
-        // A new 2025 session for every call: before, each had a bucket of its own.
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "minter", "version": "1"}}});
-        let opened = request(port, "POST", "/mcp", &json_headers, init.to_string().as_bytes()).expect("answered");
-        let session = opened.header("mcp-session-id").expect("a session id").to_owned();
-        let mut headers = json_headers.to_vec();
-        headers.extend([("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")]);
+    let started = std::time::Instant::now();
+    let (mut opened, mut passed, mut refused) = (0_u32, 0_u32, 0_u32);
+    for n in 0..1_500 {
+        let (status, answer, session) = open_session(port);
+        assert_eq!(status, 200, "{answer}");
+        let Some(session) = session else {
+            assert_refused_opening(&answer, -32003, "5 calls per minute");
+            refused += 1;
+            continue;
+        };
+        assert!(answer["result"]["protocolVersion"].is_string(), "{answer}");
+        opened += 1;
+        let headers = [("Mcp-Session-Id", session.as_str())];
         let call = json!({"jsonrpc": "2.0", "id": n + 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
-        let answer = mcp_tests::http::post_legacy(port, &call, &headers[2..]).answer();
-        if error_of(&answer["result"]).is_none() {
-            passed += 1;
-        } else {
-            assert_eq!(error_of(&answer["result"]).expect("refused")["data"]["reason"], "rate_limited", "{answer}");
+        let answer = mcp_tests::http::post_legacy(port, &call, &headers).answer();
+        match error_of(&answer["result"]) {
+            None => passed += 1,
+            Some(error) => assert_eq!(error["data"]["reason"], "rate_limited", "{answer}"),
         }
     }
-    assert_eq!(passed, 5, "one address, one budget of 5 calls per minute, however many sessions it opens");
+    let elapsed = started.elapsed();
+    // 5 at once, then one every 12 s.
+    let budget = 5 + u32::try_from(elapsed.as_secs() / 12).unwrap_or(u32::MAX);
+    eprintln!(
+        "1,500 calls over new sessions in {:.2} s: {opened} sessions opened, {passed} calls passed, {refused} initializes refused (budget {budget})",
+        elapsed.as_secs_f64()
+    );
+    assert!(opened + passed <= budget, "{opened} sessions and {passed} calls passed a budget of {budget}");
+    assert!(passed >= 1, "the budget lets a session and its call through");
+    assert_eq!(opened + refused, 1_500);
+}
+
+/// Two replicas sharing one Redis count the sessions an address opens on either against its
+/// one budget (`before_shared`): with `5/min`, sessions opened in turn on both, each with one
+/// call, pass the budget once, not once per replica.
+#[test]
+fn sessions_opened_on_two_replicas_spend_one_shared_budget() {
+    // A Redis of this test's own: the address's budget starts full.
+    let redis = mcp_tests::redis::Redis::start();
+    let url = redis.url();
+    let env = [("FIXTURE_STATE_STORE", url.as_str()), ("FIXTURE_RATE_LIMIT", "5/min")];
+    let (a, b) = (Client::spawn_http(FIXTURE, &env, &[]), Client::spawn_http(FIXTURE, &env, &[]));
+    let ports = [a.http_port().expect("a port"), b.http_port().expect("a port")];
+    let (mut opened, mut passed) = (0_u32, 0_u32);
+    for n in 0..40 {
+        let port = ports[n % 2];
+        let (status, answer, session) = open_session(port);
+        assert_eq!(status, 200, "{answer}");
+        let Some(session) = session else {
+            assert_refused_opening(&answer, -32003, "5 calls per minute");
+            continue;
+        };
+        opened += 1;
+        let call = json!({"jsonrpc": "2.0", "id": n + 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
+        let answer = mcp_tests::http::post_legacy(port, &call, &[("Mcp-Session-Id", session.as_str())]).answer();
+        if error_of(&answer["result"]).is_none() {
+            passed += 1;
+        }
+    }
+    eprintln!("two replicas, 40 sessions tried: {opened} opened, {passed} calls passed");
+    assert!(
+        opened + passed <= 6,
+        "{opened} sessions and {passed} calls passed over two replicas: the budget is 5 (and one refilled)"
+    );
+    assert!(opened >= 2, "{opened} sessions: the budget lets some through");
+}
+
+/// Under the draft switch, a refused `initialize` has `-32023`, as a rate-limited read does.
+#[test]
+fn a_refused_initialize_is_32023_under_the_draft_switch() {
+    let c = Client::spawn_http(FIXTURE, &[("FIXTURE_RATE_LIMIT", "1/min"), ("FIXTURE_RATE_LIMITED_CODE", "1")], &[]);
+    let port = c.http_port().expect("a port");
+    let (status, first, session) = open_session(port);
+    assert_eq!(status, 200, "{first}");
+    assert!(session.is_some(), "the budget's one session: {first}");
+    let (status, second, session) = open_session(port);
+    assert_eq!((status, session), (200, None), "{second}");
+    assert_refused_opening(&second, -32023, "1 call per minute");
 }
 
 /// A rate-limit refusal that is a protocol error (a `resources/read`): `-32003` by default,

@@ -794,6 +794,26 @@ fn a_listen_past_its_caps_is_refused_before_any_work_and_unknown_uris_are_left_o
     c.notify("notifications/cancelled", json!({"requestId": listen}));
 }
 
+/// Issue 46 row 2, with long URIs: 256 subscriptions (the count cap) of 1,000-byte URIs are
+/// refused before any is looked at (before: kept for as long as the stream was open, 40
+/// streams of 3,500-byte URIs added 74 MiB, and past 1 MiB the acknowledgement was dropped
+/// and the stream never answered).
+#[test]
+fn a_listen_whose_uris_add_up_past_the_byte_cap_is_refused() {
+    let mut c = Conn::spawn();
+    let tasks = json!({VERSION_KEY: MODERN, CAPS_KEY: {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    let uris: Vec<String> = (0..256).map(|i| format!("secret://{i:03}{}", "a".repeat(1_000 - 12))).collect();
+    let id = c.modern_with("subscriptions/listen", json!({"notifications": {"resourceSubscriptions": uris}}), &tasks);
+    assert_eq!(
+        c.answer(&id),
+        rpc_error(
+            &id,
+            -32602,
+            "Invalid params: the URIs a listen stream subscribes to add up to at most 65536 bytes (this one's add up to 256000); open another for the rest"
+        )
+    );
+}
+
 // ---- in-process: list changes and the capability gate -----------------------------------
 
 /// Added and removed while the server runs.

@@ -14,6 +14,47 @@ use crate::protocol::router;
 use crate::rpc::era::{Client, Era, LEGACY_VERSIONS, LogLevel, MODERN_VERSIONS};
 use crate::rpc::jsonrpc::{self, RpcError};
 
+/// Whether the hooks that count sessions ([`crate::Hook::counts_sessions`]: `RateLimit`) let
+/// the caller on `channel` open one: asked by the HTTP endpoint for a 2025 `initialize`
+/// before it mints a session. `Err` is the JSON-RPC error to answer with, the one a refused
+/// `resources/read` gets (the failure's code, `-32023` for a rate limit under the draft
+/// switch, and the envelope's `data`).
+#[cfg(feature = "http")]
+pub(crate) async fn admit_opening(
+    shared: &crate::features::Shared,
+    channel: &crate::rpc::channel::Channel,
+) -> Result<(), RpcError> {
+    use crate::hooks::{HookRequest, Refused};
+    use crate::rpc::envelope::{Origin, Site, fail_rpc};
+    use crate::rpc::request_id::RequestId;
+    let hooks = &shared.observer.hooks;
+    if !hooks.counts_sessions() {
+        return Ok(());
+    }
+    let client = Client::Legacy(std::sync::Arc::default());
+    let request = HookRequest::new("initialize", "", None, channel, &client, &shared.stores);
+    let site = Site {
+        family: "session",
+        tool: "initialize",
+        contract: &[],
+        structured: true,
+        causes: 0,
+        drafts: shared.options.drafts,
+    };
+    let request_id = RequestId::generate();
+    match hooks.before_session(&request).await {
+        Ok(()) => Ok(()),
+        Err(Refused::By(err)) => Err(fail_rpc(site, err, request_id, Origin::Refusal, None)),
+        Err(Refused::Panicked(payload)) => {
+            tracing::error!(target: "mcp_runtime::hooks", %request_id, payload = crate::rpc::catch::panic_text(&*payload), "a hook's before() panicked on initialize");
+            let err = mcp_core::ToolError::internal("Opening the session failed unexpectedly.")
+                .reason("internal_error")
+                .hint("Retry once; if it fails again, report the request id to the server operator.");
+            Err(fail_rpc(site, err, request_id, Origin::Fault, None))
+        }
+    }
+}
+
 impl Session {
     /// A 2025 request answered at once.
     pub(super) fn legacy(

@@ -36,6 +36,9 @@ mod listen;
 mod run;
 mod start;
 
+#[cfg(feature = "http")]
+pub(crate) use lifecycle::admit_opening;
+
 /// One client's session, as the requests of one channel see it: the session's state, and
 /// where answers and notifications go. On stdio that is the connection's one outbox; over
 /// HTTP each POST has its own (its response), and shares the session's state with the

@@ -122,6 +122,16 @@ fn listen_request(
             "Invalid params: subscriptions/listen needs params {notifications: {toolsListChanged?: boolean, …}}",
         )
     };
+    // The caps first, on counts read without building the lists: a listen that lists 400,000
+    // task ids is refused without a string allocated for one of them.
+    if let Some((tasks, uris)) = listed(params) {
+        if tasks > shared.options.max_listen_tasks {
+            return Err(too_many_tasks(shared.options.max_listen_tasks, tasks));
+        }
+        if uris > shared.options.max_listen_subscriptions {
+            return Err(Listening::too_many(shared.options.max_listen_subscriptions, uris));
+        }
+    }
     let params = value(params).ok_or_else(shape)?;
     let filter = params.get("notifications").filter(|f| f.is_object()).ok_or_else(shape)?;
     let tools = match filter.get("toolsListChanged") {
@@ -138,12 +148,8 @@ fn listen_request(
                 return Err(crate::tasks::missing_capability("`notifications.taskIds` of subscriptions/listen"));
             }
             // Refused before any work: the cap bounds the de-duplication below.
-            let max = shared.options.max_listen_tasks;
-            if ids.len() > max {
-                return Err(RpcError::invalid_params(format!(
-                    "Invalid params: a listen stream follows at most {max} tasks (this one lists {}); open another for the rest",
-                    ids.len()
-                )));
+            if ids.len() > shared.options.max_listen_tasks {
+                return Err(too_many_tasks(shared.options.max_listen_tasks, ids.len()));
             }
             let mut seen: Vec<String> = Vec::with_capacity(ids.len());
             for id in ids.iter().filter_map(Value::as_str) {
@@ -160,6 +166,60 @@ fn listen_request(
         }
     };
     Ok(Work::Listen { tools, more: Listening::read(shared, principal, filter)?, task_ids })
+}
+
+/// A listen that follows more than `max` tasks.
+fn too_many_tasks(max: usize, listed: usize) -> RpcError {
+    RpcError::invalid_params(format!(
+        "Invalid params: a listen stream follows at most {max} tasks (this one lists {listed}); open another for the rest"
+    ))
+}
+
+/// How many `notifications.taskIds` and `notifications.resourceSubscriptions` a listen's
+/// params list, counted in one pass that builds nothing; `None` when the params are not of
+/// that shape (the full read says what is wrong).
+fn listed(params: Option<&RawValue>) -> Option<(usize, usize)> {
+    use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        notifications: &'a RawValue,
+    }
+    #[derive(serde::Deserialize)]
+    struct Lists {
+        #[serde(default, rename = "taskIds")]
+        tasks: Count,
+        #[serde(default, rename = "resourceSubscriptions")]
+        uris: Count,
+    }
+    /// The length of an array (0 for `null`), its elements skipped.
+    #[derive(Default)]
+    struct Count(usize);
+    impl<'de> serde::Deserialize<'de> for Count {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Counter;
+            impl<'de> Visitor<'de> for Counter {
+                type Value = Count;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an array")
+                }
+                fn visit_unit<E>(self) -> Result<Count, E> {
+                    Ok(Count(0))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
+                    let mut n = 0;
+                    while seq.next_element::<IgnoredAny>()?.is_some() {
+                        n += 1;
+                    }
+                    Ok(Count(n))
+                }
+            }
+            d.deserialize_any(Counter)
+        }
+    }
+    let params: Params<'_> = serde_json::from_str(params?.get()).ok()?;
+    let lists: Lists = serde_json::from_str(params.notifications.get()).ok()?;
+    Some((lists.tasks.0, lists.uris.0))
 }
 
 /// The members of `tools/call` params, unparsed but for `arguments`, which validation reads.
@@ -228,4 +288,28 @@ fn call_request(params: Option<&RawValue>) -> Result<CallRequest, RpcError> {
         input_responses: raw.input_responses.map(ToOwned::to_owned),
         request_state: raw.request_state.map(ToOwned::to_owned),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed_in(params: &str) -> Option<(usize, usize)> {
+        listed(Some(&*RawValue::from_string(params.to_owned()).expect("JSON")))
+    }
+
+    #[test]
+    fn the_lists_of_a_listen_are_counted_without_being_built() {
+        let ids: Vec<String> = (0..1000).map(|n| format!("{n}")).collect();
+        let params = serde_json::json!({"notifications": {"taskIds": ids, "resourceSubscriptions": ["a://b", {"x": [1]}],
+            "toolsListChanged": true}, "_meta": {}});
+        assert_eq!(listed_in(&params.to_string()), Some((1000, 2)));
+        assert_eq!(listed_in(r#"{"notifications": {"taskIds": null}}"#), Some((0, 0)));
+        assert_eq!(listed_in(r#"{"notifications": {}}"#), Some((0, 0)));
+        // Not the shape: the full read says what is wrong.
+        assert_eq!(listed_in(r#"{"notifications": {"taskIds": "a"}}"#), None);
+        assert_eq!(listed_in(r#"{"notifications": 5}"#), None);
+        assert_eq!(listed_in("{}"), None);
+        assert_eq!(listed(None), None);
+    }
 }

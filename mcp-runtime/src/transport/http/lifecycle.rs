@@ -12,16 +12,55 @@ use http::{HeaderMap, StatusCode};
 use serde_json::value::RawValue;
 
 use super::endpoint::Endpoint;
-use super::refuse::{refuse, status_only};
+use super::refuse::{refuse, refuse_with, status_only};
 use super::session::HttpSession;
 use super::{SESSION_HEADER, header_str};
 use crate::auth::principal::{self, Principal};
-use crate::rpc::channel::peer_of;
+use crate::rpc::channel::{Channel, peer_of};
+use crate::rpc::outbox::Outbox;
 
 /// The session a POST belongs to (none without sessions), and the id of one just minted.
 type Found = (Option<Arc<HttpSession>>, Option<String>);
 
 impl Endpoint {
+    /// The session a POST belongs to, as [`Endpoint::session_for`] finds or mints it, once an
+    /// `initialize` was let open one ([`Endpoint::admit_opening`]). A modern message belongs
+    /// to no session: an `Mcp-Session-Id` is ignored, none is minted.
+    pub(super) async fn session_of_post(
+        &self,
+        parts: &Arc<http::request::Parts>,
+        initialize: bool,
+        modern: bool,
+        id: Option<&RawValue>,
+    ) -> Result<Found, Box<Response>> {
+        if modern {
+            return Ok((None, None));
+        }
+        if initialize {
+            self.admit_opening(parts, id).await?;
+        }
+        self.session_for(parts, initialize, id)
+    }
+
+    /// Whether the caller of this `initialize` may open a session: it spends what a call would
+    /// of the caller's budget (`RateLimit`, a hook that counts sessions), asked before anything
+    /// is minted, so a refused opening evicts no session either. Refused, it is answered as a
+    /// refused call is over HTTP: 200, the JSON-RPC error in the body.
+    pub(super) async fn admit_opening(
+        &self,
+        parts: &Arc<http::request::Parts>,
+        id: Option<&RawValue>,
+    ) -> Result<(), Box<Response>> {
+        if !self.shared.observer.hooks.counts_sessions() {
+            return Ok(());
+        }
+        let channel = Channel::new(Some(Arc::new(Outbox::default())), Some(Arc::clone(parts)))
+            .with_local(self.shared.options.local_principal(true));
+        crate::protocol::session::admit_opening(&self.shared, &channel)
+            .await
+            .map_err(|e| Box::new(refuse_with(StatusCode::OK, id, &e)))
+    }
+
     /// The session a POST belongs to: minted by `initialize` (its id to send back), required
     /// afterwards; a throwaway one when stateless.
     pub(super) fn session_for(

@@ -26,6 +26,7 @@ impl Endpoint {
     pub(super) async fn post(self: Arc<Self>, request: Request) -> Response {
         let options = &self.shared.options.http;
         let (parts, body) = request.into_parts();
+        let parts = Arc::new(parts);
         if let Some(refused) = refuse_post_headers(&parts.headers) {
             return refused;
         }
@@ -61,14 +62,9 @@ impl Endpoint {
         {
             return unsupported_version(id.as_deref(), version);
         }
-        // A modern message belongs to no session: an `Mcp-Session-Id` is ignored, none is minted.
-        let (session, minted) = if modern {
-            (None, None)
-        } else {
-            match self.session_for(&parts, initialize, id.as_deref()) {
-                Ok(found) => found,
-                Err(refused) => return *refused,
-            }
+        let (session, minted) = match self.session_of_post(&parts, initialize, modern, id.as_deref()).await {
+            Ok(found) => found,
+            Err(refused) => return *refused,
         };
         if let Some(session) = &session {
             session.touch();
@@ -80,7 +76,7 @@ impl Endpoint {
             .and_then(|_| minted.as_deref().or_else(|| header_str(&parts.headers, SESSION_HEADER)))
             .map(Arc::from);
         let outbox = Arc::new(Outbox::default());
-        let mut channel = Channel::new(Some(Arc::clone(&outbox)), Some(Arc::new(parts)));
+        let mut channel = Channel::new(Some(Arc::clone(&outbox)), Some(parts));
         if let Some(id) = session_id {
             channel = channel.in_session(id);
         }
