@@ -23,7 +23,7 @@
 //!   second within 1.5× the first).
 //!
 //! The machine these run on may be shared: times are the server's own CPU where they can be
-//! (`utime + stime` of /proc/<pid>/stat, in ticks of 10 ms), and each figure says how it was
+//! (`utime + stime` of `/proc/<pid>/stat`, in ticks of 10 ms), and each figure says how it was
 //! taken. A figure that misses its target is printed as such; the program does not fail.
 
 use std::fmt::Write as _;
@@ -177,7 +177,7 @@ fn answer_of(body: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// A `kB` field of the server's /proc/<pid>/status, in bytes.
+/// A `kB` field of the server's `/proc/<pid>/status`, in bytes.
 fn status_bytes(server: &Client, field: &str) -> f64 {
     server.status_kib(field).map_or(f64::NAN, |kib| float(kib) * 1024.0)
 }
