@@ -67,6 +67,7 @@ pub const FIXTURE_TOOLS: &[&str] = &[
     "blob",
     "slow_job",
     "report",
+    "chart",
 ];
 
 /// One JSON-RPC line through a whole session of the fixture server.

@@ -487,8 +487,9 @@ fn scopes_hide_what_they_guard_in_lists_completion_and_subscriptions() {
         assert_eq!(
             outsider,
             json!({
-                // The fixture's skills (tests/skills) need no scope.
+                // The chart's view and the fixture's skills (tests/skills) need no scope.
                 "resources": {"resources": [
+                    {"uri": "ui://chart/view.html", "name": "chart_view", "description": "The chart view: one HTML page that draws the values of the `chart` call it is shown for. It loads nothing remote.", "mimeType": "text/html;profile=mcp-app", "_meta": {"ui": {"prefersBorder": true}}},
                     {"uri": "skill://code-review/SKILL.md", "name": "code-review", "description": "Review a change for correctness, tests and documentation, in that order.", "mimeType": "text/markdown", "size": 203},
                     {"uri": "skill://release-notes/SKILL.md", "name": "release-notes", "description": "Write the release notes of a version from the changelog's Unreleased section.", "mimeType": "text/markdown", "size": 242},
                 ]},
@@ -508,7 +509,8 @@ fn scopes_hide_what_they_guard_in_lists_completion_and_subscriptions() {
             .filter_map(|r| r["uri"].as_str())
             .collect();
         let skills = ["skill://code-review/SKILL.md", "skill://release-notes/SKILL.md"];
-        assert_eq!(names, ["secret://alpha", "secret://beta", "secret://gamma", skills[0], skills[1]], "{insider}");
+        let secrets = ["secret://alpha", "secret://beta", "secret://gamma"];
+        assert_eq!(names, [secrets.as_slice(), &["ui://chart/view.html"], &skills].concat(), "{insider}");
         assert_eq!(insider["templates"]["resourceTemplates"][0]["uriTemplate"], "secret://{name}", "{insider}");
         assert_eq!(insider["prompts"]["prompts"][0]["name"], "secret_brief", "{insider}");
         let values = json!({"completion": {"values": ["alpha"], "total": 1, "hasMore": false}});
