@@ -42,7 +42,8 @@
 //! [asking the user](guide::asking), [state and consent](guide::state_and_consent),
 //! [long-running tools](guide::tasks),
 //! [HTTP and deployment](guide::http), [authorization](guide::auth),
-//! [testing](guide::testing), [observability](guide::observability), [skills](guide::skills).
+//! [testing](guide::testing), [observability](guide::observability), [skills](guide::skills),
+//! [MCP Apps](guide::apps).
 //!
 //! The most used items: [`Server`] and [`ServerBuilder`], [`Ctx`], [`ToolError`], the
 //! [`prelude`]. Features: none by default (stdio); `http` (Streamable HTTP and bearer-token
@@ -71,7 +72,9 @@
 //!    run of a handler), `task` (a call that goes on as a task), `tool`, `params`, `output`,
 //!    `pace`, `checks`, the registry and its `list` pages. Beside it `resources` (with
 //!    `uri_template`), `prompts`, `completion`, `skills` (the Skills extension: entries over
-//!    files served as resources, `frontmatter`), and `page` (list cursors).
+//!    files served as resources, `frontmatter`), `apps` (MCP Apps: what a view's resource
+//!    and a tool with a view declare in `_meta.ui`; a view is read as any resource), and
+//!    `page` (list cursors).
 //! 5. `options`, `tasks/`, `observe/`: the server's settings and limits; tasks kept in the
 //!    state store (`record`, `book`); what a request leaves behind (its `span`, `metrics`,
 //!    their OTLP `export` and its bounded `queue`, feature `otel`).
