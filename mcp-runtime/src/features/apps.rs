@@ -158,9 +158,7 @@ pub(crate) fn unserved(ui: &ToolUi, views: &[&str]) -> Option<&'static str> {
 
 /// The capability a server with views declares: the MIME types of the views it serves.
 pub(crate) fn capability(into: &mut Map<String, Value>) {
-    if let Value::Object(extensions) = into.entry("extensions").or_insert_with(|| json!({})) {
-        extensions.insert(EXTENSION.into(), json!({"mimeTypes": [MIME_TYPE]}));
-    }
+    crate::features::declare_extension(into, EXTENSION, json!({"mimeTypes": [MIME_TYPE]}));
 }
 
 #[cfg(test)]

@@ -128,14 +128,7 @@ pub(crate) async fn run(
     req: CompletionRequest,
 ) -> Result<Value, RpcError> {
     let road = Road::<Completion>::new(caller);
-    let site = Site {
-        family: "completion",
-        tool: owner,
-        contract: &[],
-        structured: true,
-        causes: caller.causes,
-        drafts: caller.drafts,
-    };
+    let site = Site { causes: caller.causes, ..Site::bare("completion", owner, caller.drafts) };
     road.admit(site, scopes, owner, None).await?;
     let Some((_, completer)) = completers.iter().find(|(arg, _)| *arg == req.argument) else {
         return Ok(json!({"completion": {"values": [], "total": 0, "hasMore": false}}));

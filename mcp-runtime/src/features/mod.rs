@@ -30,6 +30,20 @@ use resources::Resources;
 use tools::list::list_pages;
 use tools::{Registered, Tools};
 
+/// Declares extension `id` with its `settings` in `capabilities.extensions`, beside the
+/// others the server declares.
+pub(crate) fn declare_extension(
+    capabilities: &mut serde_json::Map<String, serde_json::Value>,
+    id: &str,
+    settings: serde_json::Value,
+) {
+    if let serde_json::Value::Object(extensions) =
+        capabilities.entry("extensions").or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()))
+    {
+        extensions.insert(id.to_owned(), settings);
+    }
+}
+
 /// What every family's call reads of the server: the families served now, the options,
 /// the hooks and metrics, the stores, the tasks. Built once by `ServerBuilder::build`.
 pub(crate) struct Shared {

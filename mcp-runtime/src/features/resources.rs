@@ -350,6 +350,8 @@ pub(crate) struct Registered {
     pub(crate) spec: ResourceSpec,
     /// The parsed template, for a template resource.
     pub(crate) template: Option<UriTemplate>,
+    /// An MCP Apps view's `_meta` (`{"ui": ..}`), made once here for its list entry and reads.
+    view_meta: Option<Value>,
 }
 
 impl Registered {
@@ -410,7 +412,8 @@ impl Resources {
             return Err(bad(format!("a skill's file is served at `{}`", spec.uri)));
         }
         let template = if spec.template { Some(UriTemplate::parse(spec.uri).map_err(bad)?) } else { None };
-        self.all.push(Registered { spec, template });
+        let view_meta = spec.ui.as_ref().map(crate::features::apps::UiResource::meta);
+        self.all.push(Registered { spec, template, view_meta });
         Ok(())
     }
 
@@ -430,7 +433,12 @@ impl Resources {
         self.all.is_empty() && self.files.is_empty()
     }
 
-    /// The URIs of the MCP Apps views (`#[resource(ui)]`).
+    /// Whether the server has an MCP Apps view (`#[resource(ui)]`).
+    pub(crate) fn has_views(&self) -> bool {
+        self.all.iter().any(|r| r.spec.ui.is_some())
+    }
+
+    /// The URIs of the MCP Apps views.
     pub(crate) fn views(&self) -> Vec<&'static str> {
         self.all.iter().filter(|r| r.spec.ui.is_some()).map(|r| r.spec.uri).collect()
     }
@@ -466,7 +474,7 @@ pub(crate) async fn list(caller: &Caller<'_>, resources: &Resources) -> Result<V
     for r in resources.all.iter().filter(|r| crate::auth::principal::grants(principal, r.spec.scopes)) {
         let spec = &r.spec;
         match (&r.template, spec.list) {
-            (None, _) => out.push(descriptor(spec, "uri")),
+            (None, _) => out.push(descriptor(r, "uri")),
             (Some(_), Some(list)) => {
                 let request_id = RequestId::generate();
                 let listed = CatchUnwind((list)(caller.call(spec.name, Value::Null, request_id))).await;
@@ -498,11 +506,12 @@ pub(crate) fn templates(resources: &Resources, principal: Option<&Principal>) ->
         .all
         .iter()
         .filter(|r| r.template.is_some() && crate::auth::principal::grants(principal, r.spec.scopes))
-        .map(|r| descriptor(&r.spec, "uriTemplate"))
+        .map(|r| descriptor(r, "uriTemplate"))
         .collect()
 }
 
-fn descriptor(spec: &ResourceSpec, uri_key: &str) -> Value {
+fn descriptor(r: &Registered, uri_key: &str) -> Value {
+    let spec = &r.spec;
     let mut d = Map::new();
     d.insert(uri_key.to_owned(), Value::from(spec.uri));
     d.insert("name".into(), Value::from(spec.name));
@@ -524,8 +533,8 @@ fn descriptor(spec: &ResourceSpec, uri_key: &str) -> Value {
     if !spec.icons.is_empty() {
         d.insert("icons".into(), serde_json::to_value(&spec.icons).unwrap_or_default());
     }
-    if let Some(ui) = &spec.ui {
-        d.insert("_meta".into(), ui.meta());
+    if let Some(meta) = &r.view_meta {
+        d.insert("_meta".into(), meta.clone());
     }
     Value::Object(d)
 }
@@ -571,14 +580,7 @@ pub(crate) async fn read(
             listed,
         )
         .data(json!({"uri": uri}));
-        let site = Site {
-            family: "resource",
-            tool: &shown,
-            contract: &[],
-            structured: true,
-            causes: 0,
-            drafts: crate::rpc::envelope::Drafts::default(),
-        };
+        let site = Site::bare("resource", &shown, crate::rpc::envelope::Drafts::default());
         return Err(road.fail(site, err, Origin::Refusal, Some(not_found)));
     };
     let spec = &resource.spec;
@@ -632,11 +634,11 @@ pub(crate) async fn read(
         ResourceBody::Contents(contents) => contents,
     };
     let mut contents = json!(contents);
-    if let (Some(ui), Value::Array(contents)) = (&spec.ui, &mut contents) {
+    if let (Some(meta), Value::Array(contents)) = (&resource.view_meta, &mut contents) {
         // A view's page carries what it declares for its host (content wins over the list
         // entry for a host, so both say the same).
         for content in contents.iter_mut().filter(|c| c["uri"] == spec.uri) {
-            content["_meta"] = ui.meta();
+            content["_meta"] = meta.clone();
         }
     }
     Ok(Reply::Complete(json!({"contents": contents})))
@@ -646,14 +648,7 @@ pub(crate) async fn read(
 /// a base64 `blob`).
 async fn read_file(road: &Road<'_, ResourceRead>, file: &File, uri: String) -> Result<Reply<Value>, RpcError> {
     let caller = road.caller;
-    let site = Site {
-        family: "resource",
-        tool: &file.name,
-        contract: &[],
-        structured: true,
-        causes: caller.causes,
-        drafts: caller.drafts,
-    };
+    let site = Site { causes: caller.causes, ..Site::bare("resource", &file.name, caller.drafts) };
     road.admit(site, file.scopes, &uri, None).await?;
     let mime_type = Some(file.mime_type.to_owned());
     let contents = match std::str::from_utf8(&file.bytes) {

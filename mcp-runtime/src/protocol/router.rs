@@ -214,7 +214,7 @@ pub(crate) fn capabilities(shared: &Shared, told: bool, into: &mut Map<String, V
     if !shared.skills.is_empty() {
         skills::capability(into);
     }
-    if !shared.resources.views().is_empty() {
+    if shared.resources.has_views() {
         crate::features::apps::capability(into);
     }
 }

@@ -40,6 +40,15 @@ pub(crate) struct Site<'a> {
     pub(crate) drafts: Drafts,
 }
 
+impl<'a> Site<'a> {
+    /// A site with no declared failure modes: a name that resolved to nothing, a file, a
+    /// session's opening, a task's fault. Its envelope is structured, and a plain error's
+    /// causes stay out of the message.
+    pub(crate) fn bare(family: &'static str, tool: &'a str, drafts: Drafts) -> Self {
+        Site { family, tool, contract: &[], structured: true, causes: 0, drafts }
+    }
+}
+
 /// The draft failure standards a server opts into while they are drafts
 /// (docs/errors.md#the-draft-failure-standards).
 #[derive(Clone, Copy, Debug, Default)]

@@ -180,14 +180,7 @@ pub(crate) fn unavailable(what: &str, error: StoreError) -> RpcError {
         .retryable(true)
         .hint("Retry in a few seconds; if it keeps failing, report the request id to the server operator.")
         .with_source(error);
-    let site = Site {
-        family: "task",
-        tool: what,
-        contract: &[],
-        structured: true,
-        causes: 0,
-        drafts: crate::rpc::envelope::Drafts::default(),
-    };
+    let site = Site::bare("task", what, crate::rpc::envelope::Drafts::default());
     fail_rpc(site, err, RequestId::generate(), Origin::Fault, Some(-32603))
 }
 

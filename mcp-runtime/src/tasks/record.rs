@@ -387,14 +387,7 @@ impl Record {
     /// `err` as the JSON-RPC error (`-32603`) a failed task carries, in the envelope's terms
     /// (`data`: reason, retryable, recovery hint, the call's request id); logged once.
     fn protocol_error(&self, err: ToolError) -> Value {
-        let site = Site {
-            family: "tool",
-            tool: &self.tool,
-            contract: &[],
-            structured: true,
-            causes: 0,
-            drafts: crate::rpc::envelope::Drafts::default(),
-        };
+        let site = Site::bare("tool", &self.tool, crate::rpc::envelope::Drafts::default());
         let request_id = RequestId::parse(&self.request_id).unwrap_or_else(RequestId::generate);
         let rpc = fail_rpc(site, err, request_id, Origin::Fault, Some(-32603));
         error_value(&rpc)

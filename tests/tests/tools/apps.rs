@@ -27,7 +27,20 @@ async fn the_chart_and_its_view_carry_meta_ui_in_both_eras() {
         let mut client = apps_client(&server, era);
         let tools = client.list_tools().await;
         let chart = tools.iter().find(|t| t["name"] == "chart").expect("chart is listed");
-        assert_eq!(chart["_meta"]["ui"], json!({"resourceUri": "ui://chart/view.html"}), "{era:?}");
+        assert_eq!(
+            chart["_meta"],
+            json!({
+                "ui": {"resourceUri": "ui://chart/view.html"},
+                "io.crates.mcp-runtime/failures": [{
+                    "reason": "no_values",
+                    "code": -32602,
+                    "retryable": false,
+                    "when": "There is nothing to draw: `values` is empty.",
+                    "recovery": "Send at least one number in `values`, such as `{\"values\": [3, 1, 4]}`.",
+                }],
+            }),
+            "{era:?}"
+        );
         let listed = client.request("resources/list", json!({})).await.expect("lists");
         let view = listed["resources"].as_array().expect("a list").iter().find(|r| r["uri"] == "ui://chart/view.html");
         assert_eq!(
@@ -98,7 +111,11 @@ async fn only_a_server_with_a_view_declares_the_extension() {
             discover.expect("discovers")["capabilities"].get("extensions").cloned().unwrap_or(Value::Null)
         }
     };
-    assert_eq!(extensions(&fixture()).await[UI], json!({"mimeTypes": [MIME]}));
+    assert_eq!(
+        extensions(&fixture()).await,
+        json!({UI: {"mimeTypes": [MIME]}, "io.modelcontextprotocol/tasks": {}}),
+        "the view's extension, beside the tasks' (the fixture has task tools)"
+    );
     let plain = Server::builder("plain", "1").tool(shown).build().expect("builds");
     assert_eq!(extensions(&plain).await, Value::Null, "no view, no extension");
 }

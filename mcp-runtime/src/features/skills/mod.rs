@@ -456,10 +456,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// The capability: `{"directoryRead": true}` under the extension's identifier.
 pub(crate) fn capability(into: &mut Map<String, Value>) {
-    let extensions = into.entry("extensions").or_insert_with(|| json!({}));
-    if let Value::Object(extensions) = extensions {
-        extensions.insert(EXTENSION.into(), json!({"directoryRead": true}));
-    }
+    crate::features::declare_extension(into, EXTENSION, json!({"directoryRead": true}));
 }
 
 #[cfg(test)]

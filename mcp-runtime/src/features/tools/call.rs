@@ -197,14 +197,7 @@ fn unknown_tool(
         &shown,
         listed.map(|t| t.spec.name),
     );
-    let site = Site {
-        family: "tool",
-        tool: &shown,
-        contract: &[],
-        structured: true,
-        causes: 0,
-        drafts: shared.options.drafts,
-    };
+    let site = Site::bare("tool", &shown, shared.options.drafts);
     Ok(road.refuse(site, err))
 }
 
@@ -214,14 +207,7 @@ pub(crate) fn busy(shared: &Shared, name: &str) -> CallToolResult {
     let tools = shared.tools();
     let site = match tools.get(name) {
         Some(tool) => tool.site(&shared.options),
-        None => Site {
-            family: "tool",
-            tool: &shown,
-            contract: &[],
-            structured: true,
-            causes: 0,
-            drafts: shared.options.drafts,
-        },
+        None => Site::bare("tool", &shown, shared.options.drafts),
     };
     let err = ToolError::new(
         ErrorCode::RateLimited,

@@ -57,14 +57,7 @@ impl Session {
             // Watching a resource tells when it changes: the same scopes as reading it.
             let name = crate::rpc::envelope::display_name(uri);
             if let Err(err) = crate::auth::principal::require(self.channel.principal(), scopes, &name) {
-                let site = crate::rpc::envelope::Site {
-                    family: "resource",
-                    tool: &name,
-                    contract: &[],
-                    structured: true,
-                    causes: 0,
-                    drafts: self.shared.options.drafts,
-                };
+                let site = crate::rpc::envelope::Site::bare("resource", &name, self.shared.options.drafts);
                 let request_id = crate::rpc::request_id::RequestId::generate();
                 return Err(crate::rpc::envelope::fail_rpc(
                     site,

@@ -33,14 +33,7 @@ pub(crate) async fn admit_opening(
     }
     let client = Client::Legacy(std::sync::Arc::default());
     let request = HookRequest::new("initialize", "", None, channel, &client, &shared.stores);
-    let site = Site {
-        family: "session",
-        tool: "initialize",
-        contract: &[],
-        structured: true,
-        causes: 0,
-        drafts: shared.options.drafts,
-    };
+    let site = Site::bare("session", "initialize", shared.options.drafts);
     let request_id = RequestId::generate();
     match hooks.before_session(&request).await {
         Ok(()) => Ok(()),
@@ -144,9 +137,7 @@ impl Session {
         if era == Era::Modern && self.shared.has_task_tools() {
             // Tasks are an extension of 2026-07-28 (a 2025 `initialize` never offers them).
             // Beside the others this server declares (skills).
-            if let Value::Object(extensions) = capabilities.entry("extensions").or_insert_with(|| json!({})) {
-                extensions.insert(crate::tasks::EXTENSION.into(), json!({}));
-            }
+            crate::features::declare_extension(&mut capabilities, crate::tasks::EXTENSION, json!({}));
         }
         Value::Object(capabilities)
     }
