@@ -218,7 +218,7 @@ impl Server {
             tracing::info!(target: "mcp_runtime::http", delay = ?options.limits.drain_delay, "draining: readiness is 503 and every response closes its connection; serving on until the delay is over");
             accept.until(tokio::time::sleep(options.limits.drain_delay)).await;
         }
-        let (graceful, unwatched) = accept.close();
+        let (graceful, unwatched) = accept.close().await;
         tracing::info!(target: "mcp_runtime::http", "shutting down: no new connections; requests in progress may finish");
         let grace = options.limits.shutdown_grace;
         let deadline = tokio::time::Instant::now() + grace;
@@ -301,28 +301,75 @@ impl Accept {
         }
     }
 
-    /// Stops accepting: first takes the connections the kernel already completed (in the
-    /// listen backlog), which closing the listener would reset after their client sent a
-    /// request, and serves them; then closes the listener. The connections' shutdown, and
-    /// the count of those accepted while draining.
-    fn close(self) -> (hyper_util::server::graceful::GracefulShutdown, Arc<()>) {
+    /// Stops accepting without resetting a connection a client may have sent a request on.
+    /// The kernel resets every connection still queued on a listener that closes, and a
+    /// proxy goes on opening connections until one is refused, so: new connection attempts
+    /// are dropped first (Linux: a socket filter on SYN; the client's retry a second later
+    /// meets the closed port, refused, or the replica's successor), the handshakes already
+    /// under way finish into the backlog, and the backlog is taken and served until it has
+    /// stayed empty for [`SETTLE`]; then the listener closes. Where the filter cannot be set,
+    /// the backlog is taken once. The connections' shutdown, and the count of those accepted
+    /// while draining.
+    async fn close(self) -> (hyper_util::server::graceful::GracefulShutdown, Arc<()>) {
         let Accept { listener, conns } = self;
+        let settle = if refuse_new_connections(&listener) { SETTLE } else { Duration::ZERO };
         match listener.into_std() {
             Ok(listener) => {
-                // Non-blocking (as tokio left it): `accept` ends the loop once the backlog is empty.
-                while let Ok((stream, peer)) = listener.accept() {
-                    match stream.set_nonblocking(true).and_then(|()| tokio::net::TcpStream::from_std(stream)) {
-                        Ok(stream) => conns.serve(stream, peer, Arc::clone(&conns.open).try_acquire_owned().ok()),
-                        Err(e) => {
-                            tracing::debug!(target: "mcp_runtime::http", error = %e, "a connection in the backlog could not be served");
+                let mut quiet_since = Instant::now();
+                loop {
+                    // Non-blocking (as tokio left it): `accept` ends the sweep once the backlog is empty.
+                    while let Ok((stream, peer)) = listener.accept() {
+                        quiet_since = Instant::now();
+                        match stream.set_nonblocking(true).and_then(|()| tokio::net::TcpStream::from_std(stream)) {
+                            Ok(stream) => conns.serve(stream, peer, Arc::clone(&conns.open).try_acquire_owned().ok()),
+                            Err(e) => {
+                                tracing::debug!(target: "mcp_runtime::http", error = %e, "a connection in the backlog could not be served");
+                            }
                         }
                     }
+                    if quiet_since.elapsed() >= settle {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
                 }
             }
             Err(e) => tracing::debug!(target: "mcp_runtime::http", error = %e, "the listen backlog could not be taken"),
         }
         (conns.graceful, conns.unwatched)
     }
+}
+
+/// How long the backlog must stay empty, new connections refused, before the listener
+/// closes: a handshake under way finishes within a round trip.
+const SETTLE: Duration = Duration::from_millis(50);
+
+/// Drops every SYN that reaches `listener` from now on (a classic BPF filter on the TCP
+/// flags; the segments of handshakes under way pass), so that no new connection enters its
+/// backlog. `false` where that cannot be done.
+#[cfg(target_os = "linux")]
+fn refuse_new_connections(listener: &tokio::net::TcpListener) -> bool {
+    use socket2::SockFilter;
+    // BPF_LD|BPF_B|BPF_ABS, BPF_JMP|BPF_JSET|BPF_K, BPF_RET|BPF_K: load the TCP flags byte
+    // (offset 13 of the TCP header, where a socket filter's packet starts); SYN set → keep
+    // 0 bytes (drop), else keep the whole packet.
+    const FILTER: [SockFilter; 4] = [
+        SockFilter::new(0x30, 0, 0, 13),
+        SockFilter::new(0x45, 0, 1, 0x02),
+        SockFilter::new(0x06, 0, 0, 0),
+        SockFilter::new(0x06, 0, 0, u32::MAX),
+    ];
+    match socket2::SockRef::from(listener).attach_filter(&FILTER) {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::debug!(target: "mcp_runtime::http", error = %e, "new connections could not be refused before the listener closes");
+            false
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn refuse_new_connections(_: &tokio::net::TcpListener) -> bool {
+    false
 }
 
 impl Conns {
