@@ -42,7 +42,13 @@ CALLS = {
     "count_rounds": {},
     "put_item": {"id": "a"},
     "delete_item": {"id": "a"},
+    "next_id": {},
+    "claim": {"name": "a"},
     "purge_cache": {},
+    "blob": {"bytes": 16, "progress": True},
+    "slow_job": {"ms": 1, "outcome": "ok"},
+    "report": {},
+    "chart": {"values": [1, 2.5, 3]},
 }
 TOOLS = list(CALLS)  # the order of mcp_tests::props::FIXTURE_TOOLS
 

@@ -106,6 +106,22 @@ fn the_fuzzers_know_every_fixture_tool() {
     assert_eq!(listed, known, "update mcp_tests::props::FIXTURE_TOOLS");
 }
 
+/// The committed seed corpus (`fuzz/seeds.py`) calls every fixture tool, and its
+/// `tool_arguments` seeds name each tool by its index in `FIXTURE_TOOLS`, as the target reads it.
+#[test]
+fn the_fuzz_seeds_call_every_fixture_tool_by_its_index() {
+    let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds");
+    for (index, tool) in FIXTURE_TOOLS.iter().enumerate() {
+        for era in ["legacy", "modern"] {
+            let seed = seeds.join(format!("tool_arguments/{era}-{tool}"));
+            let bytes = std::fs::read(&seed).unwrap_or_else(|e| panic!("{}: {e}; run fuzz/seeds.py", seed.display()));
+            assert_eq!(bytes.get(1).copied().map(usize::from), Some(index), "{}: run fuzz/seeds.py", seed.display());
+            let line = seeds.join(format!("session_line/{era}-call-{tool}"));
+            assert!(line.is_file(), "{}: run fuzz/seeds.py", line.display());
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
