@@ -3,10 +3,9 @@
 //! picked: [`TagScope`]), and the accepted key it is probably a misspelling of. `walk` finds
 //! them (`additionalProperties`).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::issue::{Hint, Issue, Seg, dotted};
-use super::walk::Walk;
 use super::words::has_type;
 
 /// Unknown keys of the object at `path` were found in the branch picked by `tag`.
@@ -16,18 +15,19 @@ pub(super) struct TagScope {
     pub(super) prefix: String,
 }
 
-/// One issue per unknown key of the object at `path` (schema `node`).
+/// One issue per unknown key of the object at `path` (schema `node`, `sent` as sent;
+/// `resolve` follows a schema's `$ref`).
 pub(super) fn unknown_keys<'s, 'k>(
-    walk: &Walk<'s>,
     path: Vec<Seg>,
     keys: impl Iterator<Item = &'k str>,
     node: Option<&'s Value>,
+    sent: Option<&Map<String, Value>>,
+    resolve: &dyn Fn(&'s Value) -> &'s Value,
     tag: Option<&TagScope>,
     out: &mut Vec<Issue>,
 ) {
     let accepts = accepts(node, &path, tag);
     let props = node.and_then(|n| n.get("properties")).and_then(Value::as_object);
-    let sent = walk.instance_at(&path).and_then(Value::as_object);
     for key in keys {
         // Never a key the object already has, nor one whose schema cannot take the value.
         let value = sent.and_then(|m| m.get(key));
@@ -35,7 +35,7 @@ pub(super) fn unknown_keys<'s, 'k>(
             .map(|p| {
                 p.iter()
                     .filter(|(name, _)| !sent.is_some_and(|m| m.contains_key(name.as_str())))
-                    .filter(|(_, schema)| value.is_none_or(|v| fits(walk, schema, v)))
+                    .filter(|(_, schema)| value.is_none_or(|v| fits(resolve(schema), v)))
                     .map(|(name, _)| name.as_str())
                     .collect()
             })
@@ -52,11 +52,10 @@ pub(super) fn unknown_keys<'s, 'k>(
     }
 }
 
-/// Whether `value` could be meant for a property of schema `schema`: its `type` takes the
-/// value, or the value as repaired (`"5"` for a number, `"true"` for a boolean, a lone
-/// value for an array); a schema without a `type` takes anything here.
-fn fits<'s>(walk: &Walk<'s>, schema: &'s Value, value: &Value) -> bool {
-    let schema = walk.resolve(schema);
+/// Whether `value` could be meant for a property of schema `schema` (resolved): its `type`
+/// takes the value, or the value as repaired (`"5"` for a number, `"true"` for a boolean, a
+/// lone value for an array); a schema without a `type` takes anything here.
+fn fits(schema: &Value, value: &Value) -> bool {
     let types: Vec<&str> = match schema.get("type") {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),

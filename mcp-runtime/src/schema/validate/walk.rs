@@ -264,7 +264,8 @@ impl<'s> Walk<'s> {
                 out.push(Issue::new(path, "required", message, Hint::Missing));
             }
             ValidationErrorKind::AdditionalProperties { unexpected } => {
-                unknown_keys(self, path, unexpected.iter().map(String::as_str), node, tag, out);
+                let sent = self.instance_at(&path).and_then(Value::as_object);
+                unknown_keys(path, unexpected.iter().map(String::as_str), node, sent, &|s| self.resolve(s), tag, out);
             }
             // `additionalProperties: false` beside no `properties` fails as a false schema
             // at the object, for one of its keys: every key of that object is unknown.
@@ -277,11 +278,13 @@ impl<'s> Walk<'s> {
                 match (self.instance_at(&path).and_then(Value::as_object), path.split_last()) {
                     (Some(sent), _) => {
                         let keys = sent.keys().filter(|k| !declared.is_some_and(|d| d.contains_key(*k)));
-                        unknown_keys(self, path, keys.map(String::as_str), node, tag, out);
+                        unknown_keys(path, keys.map(String::as_str), node, Some(sent), &|s| self.resolve(s), tag, out);
                     }
                     // Should the validator point at the key instead of its object.
                     (None, Some((Seg::Key(key), parent))) => {
-                        unknown_keys(self, parent.to_vec(), std::iter::once(key.as_str()), node, tag, out);
+                        let sent = self.instance_at(parent).and_then(Value::as_object);
+                        let key = std::iter::once(key.as_str());
+                        unknown_keys(parent.to_vec(), key, node, sent, &|s| self.resolve(s), tag, out);
                     }
                     (None, _) => out.push(Issue::new(
                         path,
