@@ -16,8 +16,10 @@
 // goes to target/apps/chart.png. Two negative controls run every time through the same host:
 // the view with a remote image and fetch (and without its own CSP meta tag, so only the CSP
 // the host builds can refuse them) must show CSP violations, and the view with a throwing
-// script must show an uncaught exception; the script fails if either is not seen. One line per
-// check; exit status 1 on any failure.
+// script must show an uncaught exception; the script fails if either is not seen. A third
+// control declares one origin in _meta.ui.csp.resourceDomains: an image from it must load with
+// no violation, and one from an origin not declared must be refused. One line per check; exit
+// status 1 on any failure.
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -42,6 +44,10 @@ const VIEW_URI = "ui://chart/view.html";
 const VALUES = [3, 1, 4, 1, 5];
 const TIMEOUT_MS = 15_000;
 const read = (name) => readFileSync(join(HERE, name), "utf8");
+const PIXEL = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 let failures = 0;
 function verdict(ok, name, detail = "") {
@@ -183,7 +189,10 @@ async function startHost() {
   let hostOrigin, sandboxOrigin;
   const hostServer = await listen((req, res) => {
     const url = new URL(req.url, hostOrigin);
-    if (url.pathname === "/") {
+    if (url.pathname === "/pixel.png") {
+      // A 1×1 PNG, for the control that declares this origin in resourceDomains.
+      res.writeHead(200, { "content-type": "image/png", "cache-control": "no-store" }).end(PIXEL);
+    } else if (url.pathname === "/") {
       html(res, read("host.html"), `default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; frame-src ${sandboxOrigin}`);
     } else if (url.pathname === "/run.json" && runs.has(url.searchParams.get("run"))) {
       res.writeHead(200, { "content-type": "application/json" }).end(json(runs.get(url.searchParams.get("run"))));
@@ -277,7 +286,7 @@ async function until(what, probe) {
 
 // Renders one view through the host; returns what the host received, the view's chart labels,
 // and what DevTools reported meanwhile.
-async function render(browser, host, name, run, screenshot) {
+async function render(browser, host, name, run, screenshot, look) {
   host.add(name, run);
   sink.events = [];
   const page = await browser.newPage();
@@ -290,6 +299,7 @@ async function render(browser, host, name, run, screenshot) {
       return shown.length === run.arguments.values.length && shown;
     });
     const text = await view.evaluate(() => document.body.innerText);
+    const looked = look ? await until(`what the ${name} run looks for in the view`, () => view.evaluate(look)) : undefined;
     // A console.error from each frame (host page, sandbox proxy, view) must come back through
     // DevTools: what the counts below see is then every frame's.
     const probes = page.frames().map((frame, i) => ({ frame, tag: `render.mjs probe ${name} ${i}` }));
@@ -301,7 +311,7 @@ async function render(browser, host, name, run, screenshot) {
     const received = await page.evaluate(() => window.host.received);
     if (screenshot) await page.screenshot({ path: screenshot });
     const events = sink.events.filter((e) => !probes.some((p) => e.text.includes(p.tag)));
-    return { received, labels, text, teardown, events, frames: probes.map((p) => p.frame.url()) };
+    return { received, labels, text, teardown, events, looked, frames: probes.map((p) => p.frame.url()) };
   } finally {
     await page.close();
   }
@@ -392,6 +402,37 @@ try {
     );
     if (caught) for (const e of seen) console.log(`       seen: ${e.text.split("\n")[0]}`);
   }
+
+  // The CSP built from a declaration: the host page's origin in resourceDomains.
+  const declared = { resourceDomains: [host.hostOrigin] };
+  const withOrigin = {
+    ...run,
+    resource: {
+      ...run.resource,
+      _meta: { ui: { ...run.resource._meta.ui, csp: declared } },
+      text: splice("declared-origin.html", { dropOwnCsp: true }).replace("DECLARED", host.hostOrigin),
+    },
+  };
+  // Once both images settled: the declared one loaded (1 px wide), the other refused (0).
+  const settled = () => {
+    const [d, u] = ["declared", "undeclared"].map((id) => document.getElementById(id));
+    return d.complete && u.complete && { declared: d.naturalWidth, undeclared: u.naturalWidth };
+  };
+  const origin = await render(browser, host, "declared-origin", withOrigin, null, settled);
+  const policy = host.served.at(-1);
+  console.log(`view CSP (_meta.ui.csp ${json(declared)}): ${policy}`);
+  // A refusal comes as a violation report and as a console error ("security"); nothing else may.
+  const refused = origin.events.filter((e) => e.kind === "CSP violation");
+  const others = origin.events.filter((e) => !e.text.includes("127.0.0.1:9/"));
+  verdict(
+    isDeepStrictEqual(origin.looked, { declared: 1, undeclared: 0 }) &&
+      refused.length > 0 &&
+      refused.every((e) => e.text.includes("127.0.0.1:9/") && !e.text.includes(`${host.hostOrigin}/pixel.png`)) &&
+      others.length === 0 &&
+      policy.includes(`img-src 'self' data: ${host.hostOrigin}`),
+    `control declared-origin: the image from the declared origin loads, the undeclared one is refused and seen, nothing else`,
+    json({ images: origin.looked, violations: refused.map((e) => e.text), others: others.map((e) => `${e.kind}: ${e.text}`) }),
+  );
 } catch (error) {
   verdict(false, "the browser run", error?.stack ?? String(error));
 } finally {
