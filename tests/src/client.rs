@@ -644,12 +644,18 @@ impl Client {
         self.feeder.take();
     }
 
-    /// Waits for the process to exit, up to `timeout`; its exit code.
+    /// Waits for the process to exit, up to `timeout`; its exit code (`None` too when a
+    /// signal ended it: [`Client::wait_status`] tells the two apart).
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<i32> {
+        self.wait_status(timeout).and_then(|status| status.code())
+    }
+
+    /// Waits for the process to exit, up to `timeout`; how it ended.
+    pub fn wait_status(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
         let start = std::time::Instant::now();
         while start.elapsed() < timeout {
             if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code();
+                return Some(status);
             }
             std::thread::sleep(Duration::from_millis(10));
         }

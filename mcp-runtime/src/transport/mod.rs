@@ -49,15 +49,35 @@ pub(crate) enum Stop {
 }
 
 /// SIGTERM (drain first) or SIGINT (stop now): what ends `serve_stdio` and `serve_http`.
-pub(crate) async fn stop_signal() -> Stop {
-    let interrupt = tokio::signal::ctrl_c();
+/// The handlers are installed when this is called, not when the future is first polled: a
+/// server that has said it serves drains on a SIGTERM sent the moment after, instead of
+/// dying of it (the signal's default) or missing it.
+pub(crate) fn stop_signal() -> impl std::future::Future<Output = Stop> + Send + 'static {
     #[cfg(unix)]
-    if let Ok(mut terminate) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        return tokio::select! {
-            _ = interrupt => Stop::Now,
-            _ = terminate.recv() => Stop::Drain,
-        };
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (interrupt, terminate) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()));
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut interrupt), Ok(mut terminate)) => tokio::select! {
+                    _ = interrupt.recv() => Stop::Now,
+                    _ = terminate.recv() => Stop::Drain,
+                },
+                (Ok(mut interrupt), Err(_)) => {
+                    interrupt.recv().await;
+                    Stop::Now
+                }
+                (Err(_), Ok(mut terminate)) => {
+                    terminate.recv().await;
+                    Stop::Drain
+                }
+                (Err(_), Err(_)) => std::future::pending().await,
+            }
+        }
     }
-    let _ = interrupt.await;
-    Stop::Now
+    #[cfg(not(unix))]
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+        Stop::Now
+    }
 }

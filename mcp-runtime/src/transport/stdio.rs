@@ -63,9 +63,10 @@ impl Server {
                 tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(Error::from).and_then(
                     |io| {
                         let served = io.block_on(async {
+                            let stop = crate::transport::stop_signal();
                             let (input, output) = stdio()?;
                             self.serve_on(input, output, &calls, async {
-                                crate::transport::stop_signal().await;
+                                stop.await;
                             })
                             .await
                         });

@@ -116,9 +116,11 @@ impl Server {
         addr: impl tokio::net::ToSocketAddrs,
         wrap: impl FnOnce(axum::Router) -> axum::Router,
     ) -> Result<(), Error> {
+        // Before the line that says it serves: a SIGTERM any time after it drains.
+        let stop = crate::transport::stop_signal();
         let listener = tokio::net::TcpListener::bind(addr).await?;
         tracing::info!(target: "mcp_runtime::http", address = %listener.local_addr()?, stateless = self.shared.options.http.stateless, "serving MCP over HTTP at /mcp");
-        self.serve_listener(listener, crate::transport::stop_signal(), wrap).await
+        self.serve_listener(listener, stop, wrap).await
     }
 
     /// Serves Streamable HTTP at `/mcp` on a bound listener until `shutdown` resolves, then
