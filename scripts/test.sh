@@ -228,18 +228,32 @@ bash tests/conformance/run.sh --requirements 2026-07-28 --expected-failures test
 
 # The tasks extension's scenarios (io.modelcontextprotocol/tasks): the 2026-07-28 run above
 # runs them but does not score them (extensions are off the requirement sets), so a failure
-# there could not fail this script. Run by name, each fails on any failed check.
+# there could not fail this script. Run by name, each fails on any failed check, and on a
+# skipped one (a skipped check has not passed). tasks-status-notifications is not among them:
+# this suite version has no check for it (its one result is SKIPPED, "pending subscriptions/
+# listen rewrite"), so it cannot pass; it is run to see that it still has none, and
+# notifications/tasks on the listen stream is tested by our own
+# deployment::tasks::a_listen_stream_on_one_replica_hears_of_a_task_and_a_tool_list_change_on_another.
 step "conformance: the tasks extension's scenarios by name (tasks-*), with sessions, then without"
 TASK_SCENARIOS="tasks-lifecycle tasks-capability-negotiation tasks-dispatch-and-envelope tasks-wire-fields
   tasks-request-state-removal tasks-mrtr-input tasks-request-headers tasks-required-task-error
-  tasks-mrtr-composition tasks-status-notifications"
+  tasks-mrtr-composition"
 for scenario in $TASK_SCENARIOS; do
-  bash tests/conformance/run.sh --scenario "$scenario" -- "$ROOT/target/debug/conformance-server" >"$ROOT/target/conformance-$scenario.log" 2>&1 \
-    || { cat "$ROOT/target/conformance-$scenario.log"; echo "conformance: $scenario failed (with sessions)" >&2; exit 1; }
-  bash tests/conformance/run.sh --scenario "$scenario" -- "$ROOT/target/debug/conformance-server" --stateless >"$ROOT/target/conformance-$scenario.log" 2>&1 \
-    || { cat "$ROOT/target/conformance-$scenario.log"; echo "conformance: $scenario failed (stateless)" >&2; exit 1; }
-  echo "$scenario: passed, with sessions and stateless"
+  for mode in "" --stateless; do
+    log="$ROOT/target/conformance-$scenario${mode}.log"
+    bash tests/conformance/run.sh --scenario "$scenario" -- "$ROOT/target/debug/conformance-server" $mode >"$log" 2>&1 \
+      || { cat "$log"; echo "conformance: $scenario failed (${mode:-with sessions})" >&2; exit 1; }
+    ! grep -q SKIPPED "$log" || { cat "$log"; echo "conformance: $scenario skipped checks (${mode:-with sessions})" >&2; exit 1; }
+    grep -Eq "^Passed: [1-9][0-9]*/" "$log" || { cat "$log"; echo "conformance: $scenario passed no check (${mode:-with sessions})" >&2; exit 1; }
+  done
+  echo "$scenario: passed, every check run, with sessions and stateless"
 done
+log="$ROOT/target/conformance-tasks-status-notifications.log"
+bash tests/conformance/run.sh --scenario tasks-status-notifications -- "$ROOT/target/debug/conformance-server" >"$log" 2>&1 \
+  || { cat "$log"; echo "conformance: tasks-status-notifications failed" >&2; exit 1; }
+grep -q "^Passed: 0/0, 0 failed" "$log" && grep -q SKIPPED "$log" \
+  || { cat "$log"; echo "conformance: tasks-status-notifications has checks in this suite version: add it to TASK_SCENARIOS" >&2; exit 1; }
+echo "tasks-status-notifications: not passed, not failed: this suite version has no check for it (SKIPPED: pending its subscriptions/listen rewrite)"
 
 # The skills extension's scenarios (io.modelcontextprotocol/skills, SEP-2640), by name: on
 # no spec timeline, so --requirements never runs them. Each fails on a failed check, and here
