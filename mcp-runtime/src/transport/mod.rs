@@ -57,21 +57,19 @@ pub(crate) fn stop_signal() -> impl std::future::Future<Output = Stop> + Send + 
     {
         use tokio::signal::unix::{SignalKind, signal};
         let (interrupt, terminate) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()));
+        // A signal whose handler could not be installed never comes.
+        let arrives = |signal: std::io::Result<tokio::signal::unix::Signal>| async move {
+            match signal {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                Err(_) => std::future::pending().await,
+            }
+        };
         async move {
-            match (interrupt, terminate) {
-                (Ok(mut interrupt), Ok(mut terminate)) => tokio::select! {
-                    _ = interrupt.recv() => Stop::Now,
-                    _ = terminate.recv() => Stop::Drain,
-                },
-                (Ok(mut interrupt), Err(_)) => {
-                    interrupt.recv().await;
-                    Stop::Now
-                }
-                (Err(_), Ok(mut terminate)) => {
-                    terminate.recv().await;
-                    Stop::Drain
-                }
-                (Err(_), Err(_)) => std::future::pending().await,
+            tokio::select! {
+                () = arrives(interrupt) => Stop::Now,
+                () = arrives(terminate) => Stop::Drain,
             }
         }
     }
